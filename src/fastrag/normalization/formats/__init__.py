@@ -1,0 +1,1 @@
+"""One module per built-in format adapter; each imports its parser library lazily."""
