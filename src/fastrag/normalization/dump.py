@@ -67,10 +67,9 @@ def dump_tree(normalized: NormalizedDocument) -> str:
         if owned:
             spans = " ".join(f"[{u.span.start},{u.span.end})" for u in owned)
             lines.append(f"{indent}  units {spans}")
-    for exclusion in normalized.exclusions:
-        lines.append(
-            f"exclude [{exclusion.span.start},{exclusion.span.end}) {exclusion.reason}"
-        )
-    for diagnostic in normalized.diagnostics:
-        lines.append(f"diagnostic {diagnostic}")
+    lines.extend(
+        f"exclude [{exclusion.span.start},{exclusion.span.end}) {exclusion.reason}"
+        for exclusion in normalized.exclusions
+    )
+    lines.extend(f"diagnostic {diagnostic}" for diagnostic in normalized.diagnostics)
     return "\n".join(lines) + "\n"

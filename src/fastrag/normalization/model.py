@@ -123,10 +123,9 @@ class NormalizedNode:
     def __post_init__(self) -> None:
         if not isinstance(self.node_id, str) or not self.node_id:
             raise NormalizationError(f"node_id must be a nonempty str (got {self.node_id!r})")
-        if not isinstance(self.spans, tuple):
-            object.__setattr__(self, "spans", tuple(self.spans))
-        if not isinstance(self.children, tuple):
-            object.__setattr__(self, "children", tuple(self.children))
+        # tuple() of a tuple is the same object: free for callers who pass tuples.
+        object.__setattr__(self, "spans", tuple(self.spans))
+        object.__setattr__(self, "children", tuple(self.children))
         if not isinstance(self.attributes, MappingProxyType):
             object.__setattr__(self, "attributes", MappingProxyType(dict(self.attributes)))
         previous_end = -1

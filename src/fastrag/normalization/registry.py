@@ -70,7 +70,7 @@ class NormalizerRegistry:
             for format_name in BUILTIN_FORMATS:
                 self._factories[format_name] = _builtin_factory(format_name)
 
-    def register(self, format: str, normalizer: Normalizer, replace: bool = False) -> None:  # noqa: A002 - the seed's parameter name
+    def register(self, format: str, normalizer: Normalizer, replace: bool = False) -> None:
         """Register ``normalizer`` for documents whose ``content_format`` is ``format``."""
         if not isinstance(format, str) or not format:
             raise ConfigurationError(f"format must be a nonempty str (got {format!r})")
@@ -97,13 +97,13 @@ class NormalizerRegistry:
     def formats(self) -> frozenset[str]:
         return frozenset(self._factories) | frozenset(self._normalizers)
 
-    def __contains__(self, format: object) -> bool:  # noqa: A002
+    def __contains__(self, format: object) -> bool:
         return format in self._normalizers or format in self._factories
 
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self.formats))
 
-    def get(self, format: str) -> Normalizer:  # noqa: A002
+    def get(self, format: str) -> Normalizer:
         """The normalizer for ``format``; an actionable error when none is registered."""
         normalizer = self._normalizers.get(format)
         if normalizer is not None:

@@ -1,0 +1,193 @@
+"""The normalized-tree values and ``NormalizedDocument.validate``."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastrag.exceptions import NormalizationError
+from fastrag.models import Document
+from fastrag.normalization import (
+    CoverageUnit,
+    Exclusion,
+    MapSegment,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+)
+from fastrag.normalization.dump import dump_tree
+
+CONTENT = "# T\n\nBody text.\n\n"  # 17 characters
+
+
+def _document() -> Document:
+    return Document("doc", "src", CONTENT, {"content_format": "markdown"})
+
+
+def _tree(
+    *,
+    units: tuple[CoverageUnit, ...] | None = None,
+    exclusions: tuple[Exclusion, ...] | None = None,
+    nodes: tuple[NormalizedNode, ...] | None = None,
+) -> NormalizedDocument:
+    root = NormalizedNode("r", "document", "", (SourceSpan(0, 17),), children=("h", "p"))
+    heading = NormalizedNode("h", "heading", "T", (SourceSpan(0, 3),), parent_id="r", level=1)
+    paragraph = NormalizedNode("p", "paragraph", "Body text.", (SourceSpan(5, 15),), "r")
+    default_units = (
+        CoverageUnit("u1", "h", SourceSpan(0, 3)),
+        CoverageUnit("u2", "p", SourceSpan(5, 15)),
+    )
+    default_exclusions = (
+        Exclusion(SourceSpan(3, 5), "whitespace"),
+        Exclusion(SourceSpan(15, 17), "whitespace"),
+    )
+    return NormalizedDocument(
+        _document(),
+        "markdown",
+        nodes if nodes is not None else (root, heading, paragraph),
+        units if units is not None else default_units,
+        exclusions if exclusions is not None else default_exclusions,
+    )
+
+
+def test_a_valid_tree_validates_and_navigates() -> None:
+    tree = _tree().validate()
+    assert tree.root.node_id == "r"
+    assert [child.node_id for child in tree.children(tree.root)] == ["h", "p"]
+    assert [a.node_id for a in tree.ancestors(tree.node("p"))] == ["r"]
+    assert "p" in tree and "x" not in tree
+    assert tree.retained_characters == 13 and tree.excluded_characters == 4
+    assert tree.node("p").text == CONTENT[5:15]
+    with pytest.raises(KeyError, match="no node 'x'"):
+        tree.node("x")
+
+
+@pytest.mark.parametrize(
+    ("units", "exclusions", "message"),
+    [
+        (
+            (CoverageUnit("u1", "h", SourceSpan(0, 3)),),
+            (Exclusion(SourceSpan(3, 5), "whitespace"), Exclusion(SourceSpan(15, 17), "w")),
+            "gap at offset 5",
+        ),
+        (
+            (CoverageUnit("u1", "h", SourceSpan(0, 4)), CoverageUnit("u2", "p", SourceSpan(5, 15))),
+            (Exclusion(SourceSpan(3, 5), "whitespace"), Exclusion(SourceSpan(15, 17), "w")),
+            "overlaps offset 4",
+        ),
+        (
+            (CoverageUnit("u1", "h", SourceSpan(0, 3)), CoverageUnit("u2", "p", SourceSpan(5, 15))),
+            (Exclusion(SourceSpan(3, 5), "whitespace"),),
+            "coverage ends at 15",
+        ),
+        (
+            (CoverageUnit("u1", "h", SourceSpan(0, 3)), CoverageUnit("u1", "p", SourceSpan(5, 15))),
+            None,
+            "duplicate unit id",
+        ),
+        (
+            (
+                CoverageUnit("u1", "zz", SourceSpan(0, 3)),
+                CoverageUnit("u2", "p", SourceSpan(5, 15)),
+            ),
+            None,
+            "missing node 'zz'",
+        ),
+        (
+            (CoverageUnit("u2", "p", SourceSpan(5, 15)), CoverageUnit("u1", "h", SourceSpan(0, 3))),
+            None,
+            "source order",
+        ),
+    ],
+)
+def test_partition_faults_are_named(
+    units: tuple[CoverageUnit, ...], exclusions: tuple[Exclusion, ...] | None, message: str
+) -> None:
+    with pytest.raises(NormalizationError, match=message):
+        _tree(units=units, exclusions=exclusions).validate()
+
+
+def test_lineage_faults_are_named() -> None:
+    root = NormalizedNode("r", "document", "", (SourceSpan(0, 17),), children=("h",))
+    orphan = NormalizedNode("h", "heading", "T", (SourceSpan(0, 3),), parent_id="r")
+    stray = NormalizedNode("p", "paragraph", "Body text.", (SourceSpan(5, 15),), "r")
+    with pytest.raises(NormalizationError, match="does not list child 'p'"):
+        _tree(nodes=(root, orphan, stray)).validate()
+    second_root = NormalizedNode("q", "document", "", ())
+    with pytest.raises(NormalizationError, match="no parent but is not the root"):
+        _tree(nodes=(root, orphan, second_root)).validate()
+    late_parent = (
+        NormalizedNode("h", "heading", "T", (SourceSpan(0, 3),), parent_id="r"),
+        NormalizedNode("r", "document", "", (SourceSpan(0, 17),), children=("h",)),
+    )
+    with pytest.raises(NormalizationError, match="must come before its child 'h'"):
+        _tree(nodes=late_parent).validate()
+    missing_child = NormalizedNode("r", "document", "", (), children=("zz",))
+    everything_excluded = (Exclusion(SourceSpan(0, 17), "w"),)
+    with pytest.raises(NormalizationError, match="missing child 'zz'"):
+        _tree(nodes=(missing_child,), units=(), exclusions=everything_excluded).validate()
+    duplicate = (root, orphan, NormalizedNode("h", "paragraph", "", ()))
+    with pytest.raises(NormalizationError, match="duplicate node id 'h'"):
+        _tree(nodes=duplicate).validate()
+
+
+def test_spans_out_of_bounds_and_disorder_are_rejected() -> None:
+    root = NormalizedNode("r", "document", "", (SourceSpan(0, 99),))
+    everything_excluded = (Exclusion(SourceSpan(0, 17), "w"),)
+    with pytest.raises(NormalizationError, match="past the content length 17"):
+        _tree(nodes=(root,), units=(), exclusions=everything_excluded).validate()
+    with pytest.raises(NormalizationError, match="ordered and disjoint"):
+        NormalizedNode("n", "section", "", (SourceSpan(5, 9), SourceSpan(2, 4)))
+    with pytest.raises(NormalizationError, match="0 <= start <= end"):
+        SourceSpan(4, 2)
+    with pytest.raises(NormalizationError, match="must be ints"):
+        SourceSpan(0, 1.5)  # type: ignore[arg-type]
+    with pytest.raises(NormalizationError, match="nonempty SourceSpan"):
+        CoverageUnit("u", "n", SourceSpan(3, 3))
+    with pytest.raises(NormalizationError, match="nonempty SourceSpan"):
+        Exclusion(SourceSpan(3, 3), "whitespace")
+    with pytest.raises(NormalizationError, match="reason"):
+        Exclusion(SourceSpan(0, 3), "")
+    with pytest.raises(NormalizationError, match="node_id"):
+        NormalizedNode("", "paragraph", "", ())
+    with pytest.raises(NormalizationError, match="SourceSpan values"):
+        NormalizedNode("n", "paragraph", "", ((0, 1),))  # type: ignore[arg-type]
+    with pytest.raises(NormalizationError, match="ordered and nonnegative"):
+        MapSegment(3, 1, 0, 2)
+
+
+def test_values_are_frozen_and_normalize_sequences_to_tuples() -> None:
+    node = NormalizedNode(
+        "n",
+        "code",
+        "x",
+        [SourceSpan(0, 1)],
+        children=["a"],
+        attributes={"language": "py"},  # type: ignore[arg-type]
+    )
+    assert node.spans == (SourceSpan(0, 1),) and node.children == ("a",)
+    assert node.start == 0 and node.end == 1
+    with pytest.raises(TypeError):
+        node.attributes["language"] = "c"  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        node.text = "y"  # type: ignore[misc]
+    assert len(SourceSpan(2, 7)) == 5 and SourceSpan(2, 7).slice("abcdefghi") == "cdefg"
+    assert MapSegment(0, 3, 10, 13).verbatim and not MapSegment(0, 1, 10, 15).verbatim
+
+
+def test_empty_document_is_valid_with_no_units() -> None:
+    document = Document("empty", "s", "")
+    tree = NormalizedDocument(document, "text", (NormalizedNode("r", "document", "", ()),), ())
+    assert tree.validate() is tree
+    assert (tree.root.start, tree.root.end) == (0, 0)
+    empty = NormalizedDocument(document, "text", (), ())
+    with pytest.raises(NormalizationError, match="has no nodes"):
+        _ = empty.root
+
+
+def test_dump_is_stable_and_readable() -> None:
+    text = dump_tree(_tree())
+    assert text.splitlines()[0] == "format markdown · 17 chars · 3 nodes · 2 units · 2 exclusions"
+    assert "  heading L1 [0,3) 'T'" in text
+    assert "    units [5,15)" in text
+    assert text.endswith("exclude [15,17) whitespace\n")
+    assert dump_tree(_tree()) == text
