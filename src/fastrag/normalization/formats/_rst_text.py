@@ -1,0 +1,110 @@
+"""Source-text helpers for the reStructuredText adapter: line offsets, markers and links.
+
+All of them are regular expressions or ``str`` methods over the original content, so the
+adapter stays linear: no per-character Python loop ever runs over the document.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+__all__ = [
+    "MARKERS",
+    "first_token",
+    "line_starts",
+    "links_in",
+    "normalize_name",
+    "option_label",
+    "trim",
+]
+
+# docutils splits lines with str.splitlines() after turning \v and \f into spaces, so these
+# are exactly its line boundaries; line numbers from docutils index this table.
+_BREAK = re.compile("\r\n|[\n\r\x1c\x1d\x1e\x85\u2028\u2029]")
+_NON_SPACE = re.compile(r"\S")
+_TOKEN = re.compile(r"\S+")
+_OPTION_LABEL = re.compile(r"\S(?:[^\n\r]*?\S)?(?=[ \t]{2,}|\t|[ \t]*(?:[\r\n]|$))")
+
+# Where a container's own syntax ends on its first line, when its first child shares that
+# line (``- text``, ``:field: text``, ``.. note:: text``, ``.. [1] text``): the child starts
+# after the marker and the container owns the marker.
+MARKERS: Mapping[str, re.Pattern[str]] = {
+    "list_item": re.compile(r"\S+[ \t]*"),
+    "option_list_item": re.compile(r"\S(?:[^\n\r]*?\S)?(?:[ \t]{2,}|\t)[ \t]*"),
+    "field": re.compile(r":(?:[^:\\\r\n]|\\.|:(?![ \t`\r\n]))*:[ \t]*"),
+    "footnote": re.compile(r"\.\.[ \t]+\[[^\]\r\n]*\][ \t]*"),
+    "directive": re.compile(r"\.\.[ \t]+[^\s:]+(?:[^\s:]|:(?!:))*[ \t]?::[ \t]*"),
+}
+
+_INLINE_LITERAL = re.compile(r"``.+?``", re.DOTALL)
+_LINK = re.compile(
+    r"`(?P<phrase>[^`<]*?)\s*<(?P<uri>[^<>`]+)>`__?"  # `text <uri>`_ (or <target_>)
+    r"|`(?P<ref>[^`<>]+)`__?"  # `named reference`_
+    r"|(?<![\w`:/])(?P<word>[A-Za-z0-9](?:[\w+.-]*[A-Za-z0-9])?)__?(?![\w])"  # word_
+    r"|(?P<url>\b(?:https?|ftp)://[^\s<>`\"']*[^\s<>`\"'.,;:!?)\]}])",  # standalone URI
+)
+_WHITESPACE = re.compile(r"\s+")
+
+
+def line_starts(content: str) -> list[int]:
+    """Offset of every line docutils sees (plus one past a final line break)."""
+    starts = [0]
+    starts.extend(match.end() for match in _BREAK.finditer(content))
+    return starts
+
+
+def trim(content: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without leading and trailing whitespace (empty: start == end)."""
+    found = _NON_SPACE.search(content, start, end)
+    if found is None:
+        return end, end
+    first = found.start()
+    return first, first + len(content[first:end].rstrip())
+
+
+def first_token(content: str, start: int, end: int) -> str:
+    found = _TOKEN.match(content, start, end)
+    return found.group() if found else ""
+
+
+def option_label(content: str, start: int, end: int) -> str:
+    """An option list item's options (``-a, --all``): up to two spaces or the line end."""
+    found = _OPTION_LABEL.match(content, start, end)
+    return found.group() if found else first_token(content, start, end)
+
+
+def normalize_name(name: str) -> str:
+    """docutils' reference-name normalization: whitespace collapsed, lower case."""
+    return " ".join(name.split()).lower()
+
+
+def links_in(text: str, targets: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """``(text, href)`` for embedded URIs, resolvable named references and bare URIs.
+
+    Named references count only when the document defines their target
+    (``.. _name: uri``); inline literals are skipped. Order of appearance, no repeats.
+    """
+    if "`" in text:
+        text = _INLINE_LITERAL.sub(" ", text)
+    found: list[tuple[str, str]] = []
+    for match in _LINK.finditer(text):
+        kind = match.lastgroup
+        if kind == "uri":
+            uri = _WHITESPACE.sub("", match.group("uri"))
+            label = _WHITESPACE.sub(" ", match.group("phrase")).strip() or uri
+            if uri.endswith("_") and not uri.endswith("\\_"):
+                resolved = targets.get(normalize_name(uri.rstrip("_")))
+                if resolved is None:
+                    continue
+                uri = resolved
+            found.append((label, uri))
+        elif kind in ("ref", "word"):
+            label = _WHITESPACE.sub(" ", match.group(kind)).strip()
+            resolved = targets.get(normalize_name(label))
+            if resolved is not None:
+                found.append((label, resolved))
+        else:
+            url = match.group("url")
+            found.append((url, url))
+    return tuple(dict.fromkeys(found))

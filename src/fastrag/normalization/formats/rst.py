@@ -1,0 +1,213 @@
+"""reStructuredText read into a source-faithful tree with exact offsets, through docutils.
+
+docutils parses the block structure (hardened, see ``_rst_docutils``); ``_rst_tree`` maps
+it onto code-point offsets by tiling lines. Inline markup is not interpreted: every leaf
+keeps its exact source, roles and all.
+
+What the tree looks like (see ``fastrag.normalization.model`` for the shared rules):
+
+* Section titles, in any adornment style (underline, or over- and underline), open
+  ``section`` nodes (``level`` 1 for the first style met, 2 for the next …; ``text`` is the
+  title) whose first child is a ``heading`` leaf of the same level: its unit covers the
+  title's whole source, adornment lines included, its ``text`` is the plain title.
+* Leaves own their source minus surrounding whitespace; ``text`` is that exact slice:
+  ``paragraph``, ``code`` (literal blocks, ``code-block``/``sourcecode``/``code``,
+  ``doctest`` blocks and directives; ``{"language": ...}`` from the directive's argument,
+  ``pycon`` for doctest blocks, or the last ``.. highlight::`` for ``::`` blocks), ``math``,
+  ``line_block``, ``thematic_break``, ``image`` (images and figures, ``{"uri": ...}``),
+  ``definition_term``, ``table_row`` (``{"header": bool}``; in grid and simple tables the
+  first row owns the top border and every row the border line below it, so a repeated
+  header row is valid table syntax).
+* Containers own only their own syntax before their first child (a list marker, a
+  directive's name, argument and options; nothing for sections, whose heading is a
+  child), and have ``text == ""`` — except a directive without a body, whose ``text``
+  is its source like a leaf's. They are ``list`` (``{"ordered": bool}``, ``"start"``
+  when ordered), ``list_item`` (``{"label": "-" | "3." | "(a)" | "-v, --verbose",
+  "depth": n}``), ``definition_list`` (``definition_term`` leaves and ``definition``
+  containers), ``field_list`` and ``field`` (``{"name": ...}``), ``blockquote``,
+  ``footnote`` (``{"label": ...}``, citations add ``"citation": True``), ``table``
+  (``{"columns": n}``), ``admonition`` (``{"name": "note"}``) and ``directive``
+  (``{"name": ..., "argument": ...}``, whose content is parsed as reST: Sphinx's
+  ``function``, ``class``, ``versionadded``, ``toctree`` …).
+* Directives that render nothing: ``.. highlight::``, ``.. index::``, ``.. role::`` … are
+  excluded as ``markup``; so are hyperlink targets (``.. _label:``, ``__ url``), whose URLs
+  appear on the links that use them. Comments are excluded as ``comment``. ``raw`` and
+  ``include`` (and ``csv-table`` with ``:file:``/``:url:``) are never run: their source is
+  excluded as ``directive`` with a diagnostic. A directive docutils rejects stays a
+  ``directive`` leaf with ``{"error": True}``; substitution definitions are ``directive``
+  leaves ``{"name": "substitution", "argument": name}``.
+* Links on the leaf containing them: ``{"links": (("text", "href"), ...)}`` for embedded
+  URIs, bare URIs and named references whose target the document defines.
+* System messages are not nodes: the source of a construct docutils rejects stays with
+  the block before it (or is a ``paragraph`` after an excluded construct, so text is
+  never excluded by accident); errors become diagnostics (offset and a short message).
+* Prose at document or section level that docutils gave no node (rare) is a
+  ``paragraph``, so sections own no units.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.models import Document
+from fastrag.normalization.formats._rst_docutils import RstParser
+from fastrag.normalization.formats._rst_tree import Draft, build_draft
+from fastrag.normalization.model import (
+    CoverageUnit,
+    Exclusion,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+)
+
+__all__ = ["RstNormalizer"]
+
+_DEFAULTS = {"max_depth": 32, "max_table_cells": 100_000}
+
+
+def _docutils_version() -> str:
+    """The installed docutils version, from package metadata, without importing it."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("docutils")
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+class RstNormalizer:
+    """Reads reStructuredText ``Document.content`` into a validated ``NormalizedDocument``.
+
+    Options (every non-default value is part of ``identity``):
+
+    * ``max_characters`` (100,000,000): longer input raises ``NormalizationError``.
+    * ``max_depth`` (32): blocks nested deeper (list in list, quote in quote, directive
+      in directive …) are not parsed; their source is one ``paragraph`` leaf
+      ``{"flattened": True}`` of the deepest container kept, with a diagnostic. docutils
+      spends about ten Python frames per level, so 32 levels stay well inside Python's
+      default recursion limit wherever the caller runs; 100 would not.
+    * ``max_table_cells`` (100,000): cells in all tables of a document (docutils parses
+      every cell as a small document, about 50 µs each). A table that would go past the
+      budget is one ``table`` leaf ``{"flattened": True}`` with a diagnostic.
+
+    The docutils version is part of ``identity``: its parse decides the tree.
+    """
+
+    identity = f"rst:docutils-{_docutils_version()}:v1"
+
+    def __init__(
+        self,
+        *,
+        max_characters: int = 100_000_000,
+        max_depth: int = _DEFAULTS["max_depth"],
+        max_table_cells: int = _DEFAULTS["max_table_cells"],
+    ) -> None:
+        for name, value in (
+            ("max_characters", max_characters),
+            ("max_depth", max_depth),
+            ("max_table_cells", max_table_cells),
+        ):
+            if type(value) is not int or value < 1:
+                raise ConfigurationError(
+                    f"RstNormalizer {name!r} must be an int >= 1 (got {value!r})"
+                )
+        self.max_characters = max_characters
+        self._parser = RstParser(max_depth=max_depth, max_table_cells=max_table_cells)
+        changed = [
+            f"{name}={value}"
+            for name, value in (("max_depth", max_depth), ("max_table_cells", max_table_cells))
+            if value != _DEFAULTS[name]
+        ]
+        self.identity = ":".join([type(self).identity, *changed])
+
+    def normalize(self, document: Document) -> NormalizedDocument:
+        content = document.content
+        if len(content) > self.max_characters:
+            raise NormalizationError(
+                f"rst document {document.id!r} has {len(content)} characters, more than "
+                f"max_characters={self.max_characters}; raise "
+                "RstNormalizer(max_characters=...) or split the document"
+            )
+        try:
+            parsed = self._parser.parse(content)
+        except RecursionError as error:
+            raise NormalizationError(
+                f"rst document {document.id!r} nests too deeply for Python's recursion "
+                f"limit at max_depth={self._parser.max_depth}; lower "
+                "RstNormalizer(max_depth=...) or call from a shallower stack"
+            ) from error
+        except NormalizationError:
+            raise
+        except Exception as error:
+            raise NormalizationError(
+                f"docutils failed on rst document {document.id!r} "
+                f"({type(error).__name__}: {str(error)[:80]}); the document cannot be "
+                "normalized as reStructuredText: fix the markup or declare it as text"
+            ) from error
+        draft = build_draft(content, parsed.document, parsed.notes)
+        return _assemble(document, draft)
+
+
+def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
+    """Freeze the draft: ids by position, whitespace exclusions between owned ranges."""
+    content = document.content
+    prefix = document.id
+    drafts = draft.nodes
+    ids = [f"{prefix}:{node.kind}:{index}" for index, node in enumerate(drafts)]
+    spans: list[SourceSpan] = []
+    nodes: list[NormalizedNode] = []
+    for index, node in enumerate(drafts):
+        span = SourceSpan(node.start, node.end)
+        spans.append(span)
+        attributes: dict[str, Any] = node.attributes
+        nodes.append(
+            NormalizedNode(
+                ids[index],
+                node.kind,
+                node.text,
+                (span,) if node.end > node.start else (),
+                ids[node.parent] if node.parent >= 0 else None,
+                tuple([ids[child] for child in node.children]),
+                node.level,
+                attributes,
+            )
+        )
+    units: list[CoverageUnit] = []
+    exclusions: list[Exclusion] = []
+    position = 0
+    owned = draft.owned
+    if any(owned[i][0] < owned[i - 1][1] for i in range(1, len(owned))):
+        raise NormalizationError(
+            f"rst document {document.id!r}: internal error, overlapping source ranges; "
+            "please report it with the document"
+        )
+    for start, end, owner, reason in owned:
+        if start > position:
+            exclusions.append(_whitespace(content, position, start, document.id))
+        if owner >= 0:
+            node_span = spans[owner]
+            span = node_span if (node_span.start, node_span.end) == (start, end) else (
+                SourceSpan(start, end)
+            )
+            units.append(CoverageUnit(f"{prefix}:u{len(units)}", ids[owner], span))
+        else:
+            exclusions.append(Exclusion(SourceSpan(start, end), reason))
+        position = end
+    if position < len(content):
+        exclusions.append(_whitespace(content, position, len(content), document.id))
+    diagnostics = [f"offset {offset}: {message}" for offset, message in draft.notes]
+    result = NormalizedDocument(
+        document, "rst", tuple(nodes), tuple(units), tuple(exclusions), tuple(diagnostics)
+    )
+    return result.validate()
+
+
+def _whitespace(content: str, start: int, end: int, document_id: str) -> Exclusion:
+    """A gap between owned ranges; by construction it holds only whitespace."""
+    if not content[start:end].isspace():
+        raise NormalizationError(
+            f"rst document {document_id!r}: internal error, unowned text at offset "
+            f"{start}; please report it with the document"
+        )
+    return Exclusion(SourceSpan(start, end), "whitespace")

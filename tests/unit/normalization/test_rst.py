@@ -1,0 +1,280 @@
+"""RstNormalizer: each construct's nodes, attributes and exact source ownership."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.models import Document
+from fastrag.normalization import NormalizedDocument, NormalizedNode, NormalizerRegistry
+from fastrag.normalization.formats.rst import RstNormalizer
+
+NORMALIZER = RstNormalizer()
+
+
+def normalize(source: str, normalizer: RstNormalizer = NORMALIZER) -> NormalizedDocument:
+    return normalizer.normalize(Document("doc", "test", source, {"content_format": "rst"}))
+
+
+def kinds(tree: NormalizedDocument, kind: str) -> list[NormalizedNode]:
+    return [node for node in tree.nodes if node.kind == kind]
+
+
+def owned(tree: NormalizedDocument, node: NormalizedNode) -> list[str]:
+    return [unit.span.slice(tree.content) for unit in tree.units if unit.node_id == node.node_id]
+
+
+def excluded(tree: NormalizedDocument, reason: str) -> list[str]:
+    return [e.span.slice(tree.content) for e in tree.exclusions if e.reason == reason]
+
+
+def test_titles_in_every_style_open_nested_sections() -> None:
+    # Over- and underlined "=" is one style, underlined "=" another: Deeper is level 3.
+    source = "=====\nTitle\n=====\n\nSub\n---\n\nDeeper\n======\n\nbody\n\n=====\nOther\n=====\n"
+    tree = normalize(source)
+    sections = kinds(tree, "section")
+    assert [(s.text, s.level) for s in sections] == [
+        ("Title", 1), ("Sub", 2), ("Deeper", 3), ("Other", 1),
+    ]
+    title, sub, _, other = kinds(tree, "heading")
+    assert owned(tree, title) == ["=====\nTitle\n====="]
+    assert owned(tree, sub) == ["Sub\n---"]
+    assert (title.text, title.level, other.level) == ("Title", 1, 1)
+    assert tree.node(sub.parent_id or "").text == "Sub"
+    assert tree.node(sections[1].parent_id or "") is sections[0]
+    assert sections[1].spans[0].slice(source) == "Sub\n---\n\nDeeper\n======\n\nbody"
+    assert tree.root.text == "Title"
+
+
+def test_paragraph_is_its_exact_source_with_inline_markup_and_links() -> None:
+    source = (
+        "See `Python <https://python.org>`_, :func:`open`, ref_ and\n"
+        "https://example.com/x.\n\n.. _ref: https://ref.example\n"
+    )
+    tree = normalize(source)
+    (paragraph,) = kinds(tree, "paragraph")
+    assert paragraph.text == source[: source.index("\n\n")]
+    assert paragraph.attributes["links"] == (
+        ("Python", "https://python.org"),
+        ("ref", "https://ref.example"),
+        ("https://example.com/x", "https://example.com/x"),
+    )
+    assert excluded(tree, "markup") == [".. _ref: https://ref.example"]
+
+
+@pytest.mark.parametrize(
+    ("source", "code_text", "language"),
+    [
+        ("Example::\n\n    Title\n    =====\n", "Title\n    =====", None),
+        ("::\n\n    x = 1\n", "::\n\n    x = 1", None),
+        (".. highlight:: c\n\nDo::\n\n   int x;\n", "int x;", "c"),
+        (".. code-block:: python\n   :linenos:\n\n   x = 1\n",
+         ".. code-block:: python\n   :linenos:\n\n   x = 1", "python"),
+        (".. sourcecode:: js\n\n   f()\n", ".. sourcecode:: js\n\n   f()", "js"),
+        (".. doctest::\n\n   >>> 1\n   1\n", ".. doctest::\n\n   >>> 1\n   1", "pycon"),
+        (">>> print(1)\n1\n", ">>> print(1)\n1", "pycon"),
+    ],
+)
+def test_code_blocks_keep_their_markup_and_language(
+    source: str, code_text: str, language: str | None
+) -> None:
+    tree = normalize(source)
+    (code,) = kinds(tree, "code")
+    assert code.text == code_text
+    assert code.attributes.get("language") == language
+    assert not kinds(tree, "heading")
+
+
+def test_nested_lists_carry_labels_depth_and_own_their_markers() -> None:
+    source = "- one\n  more\n\n  - inner\n\n3. three\n4. four\n\n(a) alpha\n"
+    tree = normalize(source)
+    lists = kinds(tree, "list")
+    assert [dict(node.attributes) for node in lists] == [
+        {"ordered": False},
+        {"ordered": False},
+        {"ordered": True, "start": 3},
+        {"ordered": True, "start": 1},
+    ]
+    items = kinds(tree, "list_item")
+    assert [(i.attributes["label"], i.attributes["depth"]) for i in items] == [
+        ("-", 1), ("-", 2), ("3.", 1), ("4.", 1), ("(a)", 1),
+    ]
+    assert owned(tree, items[0]) == ["-"]
+    assert items[0].text == ""
+    assert [p.text for p in kinds(tree, "paragraph")][:2] == ["one\n  more", "inner"]
+
+
+def test_definition_field_and_option_lists() -> None:
+    source = (
+        "term : classifier\n   Definition.\n\n:Author: Me\n:param x: the x\n\n"
+        "-v, --verbose  Be loud.\n"
+    )
+    tree = normalize(source)
+    (term,) = kinds(tree, "definition_term")
+    assert term.text == "term : classifier"
+    (definition,) = kinds(tree, "definition")
+    assert [tree.node(c).text for c in definition.children] == ["Definition."]
+    fields = kinds(tree, "field")
+    assert [f.attributes["name"] for f in fields] == ["Author", "param x"]
+    assert owned(tree, fields[1]) == [":param x:"]
+    (option,) = [i for i in kinds(tree, "list_item") if i.attributes["label"].startswith("-v")]
+    assert option.attributes["label"] == "-v, --verbose"
+    assert [tree.node(c).text for c in option.children] == ["Be loud."]
+
+
+@pytest.mark.parametrize(
+    ("source", "rows"),
+    [
+        (
+            "+---+---+\n| a | b |\n+===+===+\n| 1 | 2 |\n+---+---+\n",
+            [("+---+---+\n| a | b |\n+===+===+", True), ("| 1 | 2 |\n+---+---+", False)],
+        ),
+        (
+            "==  ==\na   b\n==  ==\n1   2\n3   4\n==  ==\n",
+            [("==  ==\na   b\n==  ==", True), ("1   2", False), ("3   4\n==  ==", False)],
+        ),
+        (
+            ".. list-table::\n   :header-rows: 1\n\n   * - a\n     - b\n   * - 1\n     - 2\n",
+            [("* - a\n     - b", True), ("* - 1\n     - 2", False)],
+        ),
+    ],
+)
+def test_table_rows_are_leaves_with_header_flags(
+    source: str, rows: list[tuple[str, bool]]
+) -> None:
+    tree = normalize(source)
+    (table,) = kinds(tree, "table")
+    assert table.attributes["columns"] == 2
+    assert [(r.text, r.attributes["header"]) for r in kinds(tree, "table_row")] == rows
+
+
+def test_admonition_owns_its_marker_and_its_body_is_parsed() -> None:
+    source = ".. note:: First line\n   continues.\n\n   - a list\n"
+    tree = normalize(source)
+    (note,) = kinds(tree, "admonition")
+    assert note.attributes == {"name": "note"}
+    assert owned(tree, note) == [".. note::"]
+    assert [tree.node(c).kind for c in note.children] == ["paragraph", "list"]
+    assert tree.node(note.children[0]).text == "First line\n   continues."
+
+
+def test_unknown_sphinx_directives_are_containers_with_name_and_argument() -> None:
+    source = (
+        ".. function:: open(file, mode='r')\n   :noindex:\n\n   Opens *file*.\n\n"
+        "   .. versionadded:: 3.2\n      Explanation.\n\n.. seealso::\n   Module :mod:`io`.\n"
+    )
+    tree = normalize(source)
+    function, versionadded = kinds(tree, "directive")
+    assert function.attributes == {"name": "function", "argument": "open(file, mode='r')"}
+    assert owned(tree, function) == [".. function:: open(file, mode='r')\n   :noindex:"]
+    assert versionadded.attributes["argument"] == "3.2 Explanation."
+    assert versionadded.text == ".. versionadded:: 3.2\n      Explanation."
+    (seealso,) = kinds(tree, "admonition")
+    assert seealso.attributes == {"name": "seealso"}
+    assert [tree.node(c).text for c in seealso.children] == ["Module :mod:`io`."]
+    assert not tree.diagnostics
+
+
+def test_comments_targets_and_markup_directives_are_excluded() -> None:
+    source = (
+        ".. a comment\n   spanning lines\n\n..\n\n.. _label:\n\n__ https://anon.example\n\n"
+        ".. index:: single: x\n\n.. role:: custom\n\nText.\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "comment") == [".. a comment\n   spanning lines", ".."]
+    assert excluded(tree, "markup") == [
+        ".. _label:", "__ https://anon.example", ".. index:: single: x", ".. role:: custom",
+    ]
+    assert [node.text for node in tree.nodes[1:]] == ["Text."]
+
+
+def test_footnotes_citations_substitutions_quotes_line_blocks_transitions() -> None:
+    source = (
+        ".. [1] A note.\n.. [CIT] A citation.\n\n.. |name| replace:: text\n\nPara.\n\n"
+        "    Quoted.\n\n    -- Someone\n\n| line one\n|    line two\n\n----------\n\nEnd.\n"
+    )
+    tree = normalize(source)
+    note, citation = kinds(tree, "footnote")
+    assert note.attributes == {"label": "1"}
+    assert citation.attributes == {"label": "CIT", "citation": True}
+    assert owned(tree, note) == [".. [1]"]
+    (substitution,) = kinds(tree, "directive")
+    assert substitution.attributes == {"name": "substitution", "argument": "name"}
+    (quote,) = kinds(tree, "blockquote")
+    assert [tree.node(c).text for c in quote.children] == ["Quoted.", "-- Someone"]
+    assert tree.node(quote.children[1]).attributes == {"attribution": True}
+    (lines,) = kinds(tree, "line_block")
+    assert lines.text == "| line one\n|    line two"
+    (rule,) = kinds(tree, "thematic_break")
+    assert rule.text == "----------"
+
+
+def test_refused_and_failed_directives() -> None:
+    source = (
+        ".. include:: other.rst\n\n.. raw:: html\n\n   <b>x</b>\n\n"
+        ".. csv-table::\n   :file: data.csv\n\n.. image::\n\nAfter.\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "directive") == [
+        ".. include:: other.rst", ".. raw:: html\n\n   <b>x</b>",
+        ".. csv-table::\n   :file: data.csv",
+    ]
+    assert sum("refused" in d for d in tree.diagnostics) == 3
+    (image,) = kinds(tree, "directive")
+    assert image.attributes == {"name": "image", "error": True}
+    assert image.text == ".. image::"
+
+
+def test_text_docutils_drops_is_kept_never_excluded() -> None:
+    source = ".. comment\n\n+-----+\n| bad |\n+--+\n\nInconsistent\n~~~~~~~~~~~~\n\nA\n=\n"
+    tree = normalize(source)
+    texts = [node.text for node in kinds(tree, "paragraph")]
+    assert "+-----+\n| bad |\n+--+" in texts
+    assert excluded(tree, "comment") == [".. comment"]
+    assert any("Malformed table" in d for d in tree.diagnostics)
+
+
+def test_images_and_figures() -> None:
+    source = ".. image:: a.png\n   :alt: A\n\n.. figure:: b.png\n\n   Caption.\n"
+    tree = normalize(source)
+    assert [(i.attributes["uri"], i.text.split("\n")[0]) for i in kinds(tree, "image")] == [
+        ("a.png", ".. image:: a.png"), ("b.png", ".. figure:: b.png"),
+    ]
+
+
+def test_registry_selects_the_rst_adapter() -> None:
+    document = Document("d", "s", "Hello\n=====\n", {"content_format": "rst"})
+    tree = NormalizerRegistry().normalize(document)
+    assert tree.format == "rst"
+    assert [node.kind for node in tree.nodes] == ["document", "section", "heading"]
+
+
+def test_identity_names_docutils_and_non_default_options() -> None:
+    import docutils
+
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v1"
+    assert NORMALIZER.identity == RstNormalizer.identity
+    changed = RstNormalizer(max_depth=8, max_table_cells=10)
+    assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"
+
+
+@pytest.mark.parametrize("option", ["max_characters", "max_depth", "max_table_cells"])
+@pytest.mark.parametrize("value", [0, -1, 1.5, "3", True])
+def test_invalid_options_are_configuration_errors(option: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match=option):
+        RstNormalizer(**{option: value})  # type: ignore[arg-type]
+
+
+def test_too_long_input_names_the_limit() -> None:
+    with pytest.raises(NormalizationError, match=r"max_characters=10"):
+        normalize("x" * 11, RstNormalizer(max_characters=10))
+
+
+def test_ids_are_positional_and_deterministic() -> None:
+    source = "Title\n=====\n\nText.\n"
+    first, second = normalize(source), normalize(source)
+    assert [n.node_id for n in first.nodes] == [
+        "doc:document:0", "doc:section:1", "doc:heading:2", "doc:paragraph:3",
+    ]
+    assert first == second
+    assert [u.unit_id for u in first.units] == ["doc:u0", "doc:u1"]
