@@ -280,9 +280,12 @@ class NormalizedDocument:
         return self
 
 
-def _check_lineage(
-    nodes: Sequence[NormalizedNode], index: Mapping[str, int], where: str
-) -> None:
+def _check_lineage(nodes: Sequence[NormalizedNode], index: Mapping[str, int], where: str) -> None:
+    # Linear: every listed child must name its lister as parent, and the listings must be
+    # exactly the non-root nodes, once each; then every parent lists all of its children
+    # without a per-parent membership scan (quadratic for a root with many paragraphs).
+    listed: set[str] = set()
+    listings = 0
     for position, node in enumerate(nodes):
         if node.parent_id is None:
             if position != 0:
@@ -301,10 +304,6 @@ def _check_lineage(
                     f"{where}: parent {node.parent_id!r} must come before its child "
                     f"{node.node_id!r} in nodes"
                 )
-            if node.node_id not in nodes[parent_position].children:
-                raise NormalizationError(
-                    f"{where}: parent {node.parent_id!r} does not list child {node.node_id!r}"
-                )
         for child_id in node.children:
             child_position = index.get(child_id)
             if child_position is None:
@@ -316,6 +315,14 @@ def _check_lineage(
                     f"{where}: child {child_id!r} of {node.node_id!r} names parent "
                     f"{nodes[child_position].parent_id!r}"
                 )
+            listed.add(child_id)
+        listings += len(node.children)
+    if listings != len(listed):
+        raise NormalizationError(f"{where}: a node lists the same child more than once")
+    if nodes and len(listed) != len(nodes) - 1:
+        unlisted = next(node.node_id for node in nodes[1:] if node.node_id not in listed)
+        parent = nodes[index[unlisted]].parent_id
+        raise NormalizationError(f"{where}: parent {parent!r} does not list child {unlisted!r}")
 
 
 def _check_partition(

@@ -125,6 +125,9 @@ def test_lineage_faults_are_named() -> None:
     everything_excluded = (Exclusion(SourceSpan(0, 17), "w"),)
     with pytest.raises(NormalizationError, match="missing child 'zz'"):
         _tree(nodes=(missing_child,), units=(), exclusions=everything_excluded).validate()
+    twice = NormalizedNode("r", "document", "", (SourceSpan(0, 17),), children=("h", "h"))
+    with pytest.raises(NormalizationError, match="same child more than once"):
+        _tree(nodes=(twice, orphan)).validate()
     duplicate = (root, orphan, NormalizedNode("h", "paragraph", "", ()))
     with pytest.raises(NormalizationError, match="duplicate node id 'h'"):
         _tree(nodes=duplicate).validate()
