@@ -1,0 +1,388 @@
+"""The mutable state of one Markdown walk: draft nodes, ownership of the source, limits.
+
+``_markdown_tree`` feeds pulldown-cmark events to a ``Walker``; the walker decides who
+owns every byte. A ``cursor`` marks how far the source is already owned; every byte
+before a block's start that no earlier block claimed is a *gap* of the innermost open
+container:
+
+* ASCII whitespace at the edges of a gap (blank lines, indentation, line ends) is
+  excluded as ``whitespace``;
+* the rest of a gap is owned by that container as one unit: a list item's marker, task
+  box and the text of a tight item (pyromark emits no paragraph there), ``>`` prefixes
+  of a block quote, a footnote's label, an alert's ``[!NOTE]`` line. Lists and tables
+  only group their children and own nothing: syntax between or after their children
+  goes to the container around them;
+* at document or section level the source pulldown-cmark emits no event for is a link
+  reference definition (``[label]: /url``); it renders nothing and its target is already
+  recorded on the links that use it, so it is excluded as ``link_definition``. Anything
+  else found there (a parser quirk) is kept as a paragraph, with a diagnostic.
+
+Leaf blocks (paragraph, heading, code, HTML block, table row, thematic break) own their
+whole source range minus trailing whitespace. All positions only move forward and are
+clamped to the text, so units and exclusions tile the input exactly whatever the parser
+reports. Offsets are UTF-8 byte offsets; the caller maps them to code points once.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CONTAINER_TAGS", "PLAIN_INLINE", "DraftNode", "DraftTree", "TreeLimits", "Walker"]
+
+# Inline tags that change nothing in the tree (the text stays in its block's source).
+PLAIN_INLINE = frozenset({"Emphasis", "Strong", "Strikethrough", "Superscript", "Subscript"})
+# Containers that only group their children: syntax between or after the children (``>``
+# prefixes of a list inside a quote, a definition pulldown-cmark counts into a list's
+# range) belongs to the container around them.
+_GROUPS = frozenset({"list", "table"})
+CONTAINER_TAGS = frozenset({"List", "Item", "BlockQuote", "FootnoteDefinition", "Table"})
+
+
+@dataclass(frozen=True, slots=True)
+class TreeLimits:
+    """Bounds that keep hostile input linear; see ``MarkdownNormalizer`` for defaults."""
+
+    max_depth: int
+    max_table_cells: int
+
+
+class DraftNode:
+    """A node under construction; ``start``/``end`` are byte offsets into the parsed text.
+
+    ``title`` is the readable text of headings and sections; a leaf without one takes its
+    exact source slice, a container the empty string. ``leaf`` marks nodes that own their
+    whole range (so one span object can serve both the node and its unit).
+    """
+
+    __slots__ = ("attributes", "end", "kind", "leaf", "level", "parent", "start", "title")
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        parent: int,
+        leaf: bool = False,
+        level: int | None = None,
+        attributes: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = start
+        self.parent = parent
+        self.leaf = leaf
+        self.level = level
+        self.title: str | None = None
+        self.attributes = attributes
+
+
+@dataclass(slots=True)
+class DraftTree:
+    """The walk's result: nodes in preorder, then units and exclusions in source order."""
+
+    nodes: list[DraftNode]
+    children: dict[int, list[int]]  # node index -> child indexes, for parents only
+    units: list[tuple[int, int, int]]
+    exclusions: list[tuple[int, int, str]]
+    # (message template with "{offset}", byte offset): offsets are mapped later.
+    diagnostics: list[tuple[str, int]]
+
+
+class Walker:
+    """One pass over ``(event, range)`` pairs; see the module docstring for the rules."""
+
+    def __init__(
+        self,
+        data: bytes,
+        limits: TreeLimits,
+        find_definitions: Callable[[int, int], list[tuple[int, int]]],
+    ) -> None:
+        self.data = data
+        self.find_definitions = find_definitions
+        self.definitions: list[tuple[int, int]] | None = None  # sorted byte spans
+        self.definition_starts: list[int] = []
+        self.size = len(data)
+        self.limits = limits
+        self.nodes: list[DraftNode] = [DraftNode("document", 0, -1)]
+        self.children: dict[int, list[int]] = {}  # only nodes that have children
+        self.units: list[tuple[int, int, int]] = []
+        self.exclusions: list[tuple[int, int, str]] = []
+        self.diagnostics: list[tuple[str, int]] = []
+        self.stack: list[int] = [0]  # open containers: root, sections, then blocks
+        self.block_depth = 0  # open containers other than root and sections
+        self.list_depth = 0
+        self.items: list[int] = []  # open list items, innermost last
+        self.skipped = 0  # containers ignored beyond max_depth (flattened as text)
+        self.cursor = 0  # bytes before this are owned or excluded
+        self.last_end = 0  # end of the last retained unit
+        self.leaf = -1  # the open leaf block, or -1
+        self.header_pending = False  # the header row also owns the delimiter row below
+        self.heading_parts: list[str] | None = None
+        self.links: list[tuple[str, list[str], str]] = []  # links/images being read
+        self.collecting = False  # a heading or link wants the inline text
+        self.table_cells = 0
+
+    # -- ownership -------------------------------------------------------------------
+
+    def exclude(self, start: int, end: int, reason: str) -> None:
+        exclusions = self.exclusions
+        if exclusions:
+            last = exclusions[-1]
+            if last[1] == start and last[2] == reason:
+                exclusions[-1] = (last[0], end, reason)
+                return
+        exclusions.append((start, end, reason))
+
+    def fill(self, end: int) -> None:
+        """Give ``[cursor, end)`` to the innermost open container (see module docstring)."""
+        start = self.cursor
+        if end <= start:
+            return
+        self.cursor = end
+        gap = self.data[start:end]
+        if gap.isspace():  # bytes.isspace: the same ASCII set strip() removes
+            self.exclude(start, end, "whitespace")
+            return
+        core = gap.strip()
+        core_start = end - len(gap.lstrip())
+        core_end = core_start + len(core)
+        if core_start > start:
+            self.exclude(start, core_start, "whitespace")
+        owner = self.stack[-1]
+        kind = self.nodes[owner].kind
+        if kind in _GROUPS:
+            owner = self.nodes[owner].parent
+            kind = self.nodes[owner].kind
+        if owner == 0 or kind == "section":
+            self.top_level(core_start, core_end, owner)
+        else:
+            self.units.append((core_start, core_end, owner))
+            self.last_end = core_end
+        if core_end < end:
+            self.exclusions.append((core_end, end, "whitespace"))
+
+    def top_level(self, start: int, end: int, owner: int) -> None:
+        """Exclude the link definitions in a document-level gap; keep anything else.
+
+        Definitions are located by pyromark itself, over the whole text once (on the
+        first such gap), then over any stretch still uncovered: the whole-text pass
+        reports a repeated label only once. Source no block claims and no definition
+        covers, which a parser quirk can leave (pulldown-cmark drops a line after
+        "indented code, space, CR"), is kept as a paragraph with a diagnostic rather
+        than silently excluded.
+        """
+        if self.definitions is None:
+            self.definitions = self.find_definitions(0, self.size)
+            self.definition_starts = [span[0] for span in self.definitions]
+        index = bisect_left(self.definition_starts, start)
+
+        def uncovered(gap_start: int, gap_end: int) -> None:
+            if self.data[gap_start:gap_end].isspace():  # the line end between definitions
+                self.exclude(gap_start, gap_end, "whitespace")
+                return
+            local = self.find_definitions(gap_start, gap_end)
+            self.cover(gap_start, gap_end, local, 0, lambda s, e: self.orphan(s, e, owner))
+
+        self.cover(start, end, self.definitions, index, uncovered)
+
+    def cover(
+        self,
+        start: int,
+        end: int,
+        spans: list[tuple[int, int]],
+        index: int,
+        between: Callable[[int, int], None],
+    ) -> None:
+        """Exclude the definition ``spans`` (sorted, from ``index``) in ``[start, end)``.
+
+        ``between`` places each stretch between them, in source order.
+        """
+        position = start
+        while index < len(spans) and spans[index][0] < end:
+            definition_start, definition_end = spans[index]
+            index += 1
+            if definition_start < position:
+                continue
+            if definition_start > position:
+                between(position, definition_start)
+            definition_end = min(definition_end, end)
+            self.exclude(definition_start, definition_end, "link_definition")
+            position = definition_end
+        if position < end:
+            between(position, end)
+
+    def orphan(self, start: int, end: int, owner: int) -> None:
+        """Keep top-level source no block claimed as a paragraph (whitespace excluded)."""
+        gap = self.data[start:end]
+        core = gap.strip()
+        if not core:
+            self.exclude(start, end, "whitespace")
+            return
+        core_start = end - len(gap.lstrip())
+        core_end = core_start + len(core)
+        if core_start > start:
+            self.exclude(start, core_start, "whitespace")
+        node = DraftNode("paragraph", core_start, owner, True)
+        node.end = core_end
+        self.units.append((core_start, core_end, self.add(node)))
+        self.last_end = core_end
+        message = "no parsed block covers the source at offset {offset}; kept as a paragraph"
+        self.diagnostics.append((message, core_start))
+        if core_end < end:
+            self.exclude(core_end, end, "whitespace")
+
+    def add(self, node: DraftNode) -> int:
+        index = len(self.nodes)
+        self.nodes.append(node)
+        children = self.children.get(node.parent)
+        if children is None:
+            self.children[node.parent] = [index]
+        else:
+            children.append(index)
+        return index
+
+    def note(self, key: str, value: Any) -> None:
+        """Record a link, image or footnote reference on the block that shows it."""
+        index = self.leaf if self.leaf >= 0 else self.stack[-1]
+        node = self.nodes[index]
+        if index == 0 or node.kind == "section":
+            return
+        attributes = node.attributes
+        if attributes is None:
+            node.attributes = {key: [value]}
+            return
+        values = attributes.get(key)
+        if values is None:
+            attributes[key] = [value]
+        else:
+            values.append(value)
+
+    # -- leaves ----------------------------------------------------------------------
+
+    def open_leaf(
+        self,
+        kind: str,
+        start: int,
+        level: int | None = None,
+        attributes: dict[str, Any] | None = None,
+    ) -> None:
+        if start < self.cursor:
+            start = self.cursor
+        elif start > self.size:
+            start = self.size
+        if start > self.cursor:
+            self.fill(start)
+        self.leaf = self.add(DraftNode(kind, start, self.stack[-1], True, level, attributes))
+
+    def close_leaf(self, end: int) -> None:
+        index = self.leaf
+        node = self.nodes[index]
+        start = node.start
+        end = min(max(end, start, self.cursor), self.size)
+        core_end = start + len(self.data[start:end].rstrip())
+        if core_end > start:
+            self.units.append((start, core_end, index))
+            self.last_end = core_end
+        if core_end < end:
+            self.exclude(core_end, end, "whitespace")
+        node.end = core_end
+        self.cursor = end
+        if self.heading_parts is not None:
+            node.title = "".join(self.heading_parts).strip()
+            self.heading_parts = None
+            parent = self.nodes[node.parent]
+            if parent.kind == "section":
+                parent.title = node.title
+        self.leaf = -1
+        self.links.clear()
+        self.collecting = False
+
+    # -- containers ------------------------------------------------------------------
+
+    def open_container(self, kind: str, start: int, attributes: dict[str, Any] | None) -> bool:
+        """Open a block container; False when it lies past ``max_depth`` (then skipped)."""
+        if self.skipped or self.block_depth >= self.limits.max_depth:
+            if not self.skipped:
+                self.diagnostics.append(
+                    (
+                        f"nesting deeper than max_depth={self.limits.max_depth} at offset "
+                        "{offset}: deeper blocks flattened into their container as text",
+                        min(max(start, self.cursor), self.size),
+                    )
+                )
+            self.skipped += 1
+            return False
+        if start <= self.cursor:
+            start = self.cursor
+        else:
+            if start > self.size:
+                start = self.size
+            self.fill(start)
+        index = self.add(DraftNode(kind, start, self.stack[-1], False, None, attributes))
+        self.stack.append(index)
+        self.block_depth += 1
+        return True
+
+    def close_container(self, end: int) -> bool:
+        """Close the innermost container; False when it was one skipped past max_depth."""
+        if self.skipped:
+            self.skipped -= 1
+            return False
+        node = self.nodes[self.stack[-1]]
+        if end > self.cursor and node.kind not in _GROUPS:
+            # A group's trailing gap is left to the container around it, whose next
+            # fill takes it whole (pulldown-cmark counts a definition line into a list).
+            self.fill(end if end < self.size else self.size)
+        self.stack.pop()
+        node.end = self.last_end if self.last_end > node.start else node.start
+        self.block_depth -= 1
+        return True
+
+    def finish(self, index: int) -> None:
+        node = self.nodes[index]
+        node.end = max(node.start, self.last_end)
+
+    def open_section(self, start: int, level: int) -> None:
+        """Close sections of the same or a deeper level, then open one for this heading."""
+        start = min(max(start, self.cursor), self.size)
+        self.fill(start)
+        stack, nodes = self.stack, self.nodes
+        while len(stack) > 1 and (nodes[stack[-1]].level or 0) >= level:
+            self.finish(stack.pop())
+        stack.append(self.add(DraftNode("section", start, stack[-1], False, level)))
+
+    # -- events ----------------------------------------------------------------------
+
+    def end_link(self) -> None:
+        links = self.links
+        if links:
+            kind, parts, target = links.pop()
+            text = (parts[0] if len(parts) == 1 else "".join(parts)).strip()
+            self.note("links" if kind == "Link" else "images", (text, target))
+            if links:  # an image inside a link names the link
+                links[-1][1].append(text)
+            else:
+                self.collecting = self.heading_parts is not None
+
+    def text(self, value: str) -> None:
+        if self.heading_parts is not None:
+            self.heading_parts.append(value)
+        if self.links:  # outer links get an inner image's text when it closes
+            self.links[-1][1].append(value)
+
+    def other(self, event: dict[str, Any]) -> None:
+        """Footnote references and task markers; inline and block HTML change nothing."""
+        if self.skipped:
+            return
+        label = event.get("FootnoteReference")
+        if label is not None:
+            self.note("footnotes", label)
+            return
+        checked = event.get("TaskListMarker")
+        if checked is not None and self.items:
+            node = self.nodes[self.items[-1]]
+            if node.attributes is None:
+                node.attributes = {}
+            node.attributes["checked"] = bool(checked)

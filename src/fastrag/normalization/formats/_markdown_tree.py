@@ -1,0 +1,251 @@
+"""Walk pulldown-cmark events into a draft tree and a coverage partition, in byte offsets.
+
+One pass over the event stream with an explicit stack (never recursion, so 100,000
+nested block quotes cannot raise ``RecursionError``). This module only dispatches events,
+most frequent first; ``_markdown_draft.Walker`` owns the state and the ownership rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from fastrag.exceptions import NormalizationError
+from fastrag.normalization.formats._markdown_draft import (
+    CONTAINER_TAGS,
+    PLAIN_INLINE,
+    DraftTree,
+    TreeLimits,
+    Walker,
+)
+
+__all__ = ["DraftTree", "TreeLimits", "build_draft"]
+
+_ALIGN = {"None": "none", "Left": "left", "Center": "center", "Right": "right"}
+_LIST_MARKER = re.compile(rb"[ \t]*([-+*]|[0-9]{1,9}[.)])")
+_BULLETS = {b"-": "-", b"*": "*", b"+": "+"}
+_FENCE = re.compile(rb"[ \t]*(`{3,}|~{3,})")
+_LEAF_ENDS = frozenset({"Paragraph", "Heading", "CodeBlock", "HtmlBlock", "TableRow"})
+# Inline events whose string is readable text; raw inline HTML is not.
+_TEXT_KEYS = ("InlineMath", "DisplayMath")
+
+
+def _start_paragraph(walker: Walker, tag: Any, start: int) -> None:
+    walker.open_leaf("paragraph", start)
+
+
+def _start_heading(walker: Walker, tag: Any, start: int) -> None:
+    level = int(tag["Heading"]["level"][1])
+    if walker.block_depth == 0:
+        walker.open_section(start, level)
+    walker.open_leaf("heading", start, level)
+    walker.heading_parts = []
+    walker.collecting = True
+
+
+def _start_code(walker: Walker, tag: Any, start: int) -> None:
+    kind = tag["CodeBlock"]
+    attributes: dict[str, Any] = {}
+    if isinstance(kind, dict):
+        info = kind.get("Fenced", "")
+        words = info.split()
+        if words:
+            attributes["language"] = words[0]
+        fence = _FENCE.match(walker.data, max(start, walker.cursor))
+        if fence is not None:
+            attributes["fence"] = fence.group(1).decode("ascii")
+    else:
+        # Indented code: give the block its first line's indentation back, so its text
+        # is the code as written (pyromark starts the range after four columns). Each
+        # byte is stepped over at most once: the walk stops at the cursor.
+        data, floor = walker.data, walker.cursor
+        while start > floor and data[start - 1] in b" \t":
+            start -= 1
+    walker.open_leaf("code", start, None, attributes or None)
+
+
+def _start_html(walker: Walker, tag: Any, start: int) -> None:
+    walker.open_leaf("html_block", start)
+
+
+def _start_row(walker: Walker, tag: Any, start: int) -> None:
+    if walker.header_pending:
+        walker.header_pending = False
+        walker.close_leaf(start)
+    walker.open_leaf("table_row", start, None, {"header": tag == "TableHead"})
+
+
+def _start_list(walker: Walker, tag: Any, start: int) -> None:
+    first = tag["List"]
+    attributes: dict[str, Any] = {"ordered": first is not None}
+    if first is not None:
+        attributes["start"] = first
+    if walker.open_container("list", start, attributes):
+        walker.list_depth += 1
+
+
+def _start_item(walker: Walker, tag: Any, start: int) -> None:
+    position = max(start, walker.cursor)
+    label = _BULLETS.get(walker.data[position : position + 1])
+    if label is None:  # ordered, or indented: read the marker as written
+        marker = _LIST_MARKER.match(walker.data, position)
+        label = marker.group(1).decode("ascii") if marker is not None else ""
+    if walker.open_container("list_item", start, {"label": label, "depth": walker.list_depth}):
+        walker.items.append(walker.stack[-1])
+
+
+def _start_quote(walker: Walker, tag: Any, start: int) -> None:
+    alert = tag["BlockQuote"]
+    if alert is None:
+        walker.open_container("blockquote", start, None)
+    else:
+        walker.open_container("admonition", start, {"name": str(alert).lower()})
+
+
+def _start_footnote(walker: Walker, tag: Any, start: int) -> None:
+    walker.open_container("footnote", start, {"label": tag["FootnoteDefinition"]})
+
+
+def _start_table(walker: Walker, tag: Any, start: int) -> None:
+    align = tuple(_ALIGN.get(value, "none") for value in tag["Table"])
+    walker.open_container("table", start, {"align": align})
+
+
+_START_HANDLERS = {
+    "Paragraph": _start_paragraph,
+    "Heading": _start_heading,
+    "CodeBlock": _start_code,
+    "HtmlBlock": _start_html,
+    "TableHead": _start_row,
+    "TableRow": _start_row,
+    "List": _start_list,
+    "Item": _start_item,
+    "BlockQuote": _start_quote,
+    "FootnoteDefinition": _start_footnote,
+    "Table": _start_table,
+}
+
+
+def _start(walker: Walker, tag: Any, span: Any) -> None:
+    """Dispatch a block-level Start tag (the hottest inline ones never get here)."""
+    name = tag if type(tag) is str else next(iter(tag))
+    if name in PLAIN_INLINE:
+        return
+    if name == "TableCell":
+        walker.table_cells += 1
+        if walker.table_cells > walker.limits.max_table_cells:
+            raise NormalizationError(
+                f"markdown table cells exceed max_table_cells="
+                f"{walker.limits.max_table_cells} (GFM pads short rows with empty cells); "
+                "raise MarkdownNormalizer(max_table_cells=...) or split the table"
+            )
+        return
+    if walker.skipped and name not in CONTAINER_TAGS:
+        return
+    if name == "Link" or name == "Image":
+        walker.links.append((name, [], tag[name]["dest_url"]))
+        walker.collecting = True
+        return
+    handler = _START_HANDLERS.get(name)
+    if handler is not None:
+        handler(walker, tag, span["start"])
+
+
+def _end(walker: Walker, tag: Any, span: Any) -> None:
+    """Close the leaf or container a block-level End tag ends."""
+    name = tag if type(tag) is str else next(iter(tag))
+    if name == "TableCell":
+        return
+    if name in CONTAINER_TAGS:
+        if name == "Table" and walker.header_pending and not walker.skipped:
+            walker.header_pending = False
+            walker.close_leaf(span["end"])
+        if walker.close_container(span["end"]):
+            if name == "List":
+                walker.list_depth -= 1
+            elif name == "Item":
+                walker.items.pop()
+        return
+    if walker.skipped or walker.leaf < 0:
+        return
+    if name == "TableHead":
+        walker.header_pending = True  # closed by the next row or the table's end
+    elif name in _LEAF_ENDS:
+        walker.close_leaf(span["end"])
+
+
+def build_draft(
+    data: bytes,
+    events: Iterable[tuple[Any, Any]],
+    limits: TreeLimits,
+    find_definitions: Callable[[int, int], list[tuple[int, int]]],
+) -> DraftTree:
+    """Walk ``events`` (pyromark ``events_with_range`` over ``data``) into a draft tree.
+
+    ``find_definitions(start, end)`` returns the sorted byte spans of the link reference
+    definitions pyromark finds in ``data[start:end]`` read on its own; it is only called
+    when a document-level gap holds text.
+    """
+    walker = Walker(data, limits, find_definitions)
+    text = walker.text
+    for event, span in events:
+        # Ordered by frequency: text, then tags; the loop body is the hot path.
+        if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
+            if event == "Rule":
+                if not walker.skipped:
+                    walker.open_leaf("thematic_break", span["start"])
+                    walker.close_leaf(span["end"])
+            elif walker.collecting:
+                text(" ")
+            continue
+        value = event.get("Text")
+        if value is None:
+            value = event.get("Code")
+        if value is not None:
+            if walker.collecting:
+                text(value)
+            continue
+        tag = event.get("Start")
+        if tag is not None:
+            if type(tag) is str:
+                if tag in PLAIN_INLINE:
+                    continue
+            elif not walker.skipped:
+                link = tag.get("Link")
+                if link is not None:  # the most frequent tag in real documents
+                    walker.links.append(("Link", [], link["dest_url"]))
+                    walker.collecting = True
+                    continue
+            _start(walker, tag, span)
+            continue
+        tag = event.get("End")
+        if tag is not None:
+            if type(tag) is str:
+                if tag in PLAIN_INLINE:
+                    continue
+                if tag == "Link" or tag == "Image":
+                    walker.end_link()
+                    continue
+            _end(walker, tag, span)
+            continue
+        if walker.collecting:
+            for key in _TEXT_KEYS:
+                value = event.get(key)
+                if value is not None:
+                    text(value)
+                    break
+        walker.other(event)
+    if walker.leaf >= 0:  # a truncated stream still ends in a valid partition
+        walker.close_leaf(walker.size)
+    stack = walker.stack
+    while len(stack) > 1:
+        walker.fill(walker.size)
+        index = stack.pop()
+        walker.finish(index)
+        if walker.nodes[index].kind != "section":
+            walker.block_depth -= 1
+    walker.fill(walker.size)
+    return DraftTree(
+        walker.nodes, walker.children, walker.units, walker.exclusions, walker.diagnostics
+    )

@@ -1,0 +1,318 @@
+"""Markdown (CommonMark + GFM) read into a source-faithful tree with exact offsets.
+
+Parsing is pulldown-cmark's, through ``pyromark``: CommonMark plus GFM tables,
+strikethrough, task lists, footnotes and GitHub alerts (``> [!NOTE]``). Its events carry
+UTF-8 byte ranges; ``_markdown_tree`` walks them (with the ownership rules of
+``_markdown_draft``) into a draft tree and coverage partition, and ``_markdown_offsets``
+maps bytes to code points in one pass.
+
+What the tree looks like (see ``fastrag.normalization.model`` for the shared rules):
+
+* Top-level headings open ``section`` nodes (same ``level``; ``text`` is the title) that
+  run until the next heading of the same or a higher level. Headings inside block quotes,
+  list items or footnotes are ``heading`` leaves without a section: a section cannot end
+  inside a container.
+* Leaves own their source minus trailing whitespace and their ``text`` is that exact
+  slice, original syntax included (fences, ``>`` prefixes of continuation lines, table
+  pipes) — except ``heading``, whose unit covers its whole source (``#`` marks, setext
+  underline) while its ``text`` is the plain title.
+* Containers (``list``, ``list_item``, ``blockquote``, ``admonition``, ``footnote``,
+  ``table``) have ``text == ""``. A list item owns its marker, task box and, in a tight
+  list, its text (CommonMark has no paragraph there): ``- [x] done`` is one unit, and
+  an item with a nested list owns the lines before it. Block quotes, admonitions and
+  footnotes own their syntax between children (``>`` prefixes, ``[!NOTE]``, ``[^1]:``);
+  lists and tables own nothing.
+* A table is a ``table`` node ``{"align": (...)}`` with ``table_row`` children
+  ``{"header": bool}``; the header row owns the delimiter row (``|---|:-:|``) below it,
+  so repeating the header row repeats valid table syntax.
+* Code: ``{"language": ...}`` from the info string's first word (omitted when absent) and
+  ``{"fence": "```"}`` for fenced blocks. Lists: ``{"ordered": bool}`` plus ``"start"``
+  for ordered lists; items ``{"label": "-" | "3.", "depth": n}`` and ``"checked"`` for
+  task items. Links, images and footnote references are recorded on the leaf containing
+  them: ``{"links": (("text", "href"), ...), "images": ((alt, src), ...),
+  "footnotes": (label, ...)}``; reference links carry their resolved target.
+* Front matter (``---`` … ``---``/``...`` YAML or ``+++`` … ``+++`` TOML, only at the
+  very start, opening line followed by a non-blank line) is excluded as
+  ``front_matter`` and kept raw, uninterpreted, in
+  ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
+* Link reference definitions at document level render nothing and their targets are on
+  the links that use them: they are excluded as ``link_definition`` (located by pyromark's
+  ``reference_definitions``, repeated labels included).
+* Lone surrogates cannot be encoded for the parser; they are replaced by U+FFFD (also one
+  code point) for parsing only, so offsets and node text stay those of the original.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata as _metadata
+from types import MappingProxyType
+from typing import Any
+
+from fastrag._optional import require
+from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.models import Document
+from fastrag.normalization.formats._markdown_offsets import ByteToChar
+from fastrag.normalization.formats._markdown_tree import DraftTree, TreeLimits, build_draft
+from fastrag.normalization.model import (
+    CoverageUnit,
+    Exclusion,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+)
+
+__all__ = ["MarkdownNormalizer"]
+
+_NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
+# Draft attributes collected as lists while walking; frozen to tuples on assembly.
+_LIST_ATTRIBUTES = ("links", "images", "footnotes")
+
+_FRONT_OPEN = re.compile(r"(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)(?![ \t]*(?:\r\n|\r|\n))")
+_FRONT_CLOSE = {
+    "---": re.compile(r"(?:(?<=\n)|(?<=\r))(?:---|\.\.\.)[ \t]*(?:\r\n|\r|\n|\Z)"),
+    "+++": re.compile(r"(?:(?<=\n)|(?<=\r))\+\+\+[ \t]*(?:\r\n|\r|\n|\Z)"),
+}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _pyromark_version() -> str:
+    """The installed pyromark version, read from package metadata without importing it."""
+    try:
+        return _metadata.version("pyromark")
+    except _metadata.PackageNotFoundError:
+        return "missing"
+
+
+@dataclass(frozen=True, slots=True)
+class _FrontMatter:
+    end: int  # first code point after the closing delimiter's line
+    raw: str
+    format: str
+
+
+def _front_matter(content: str) -> _FrontMatter | None:
+    """YAML or TOML front matter at the very start, or None; its text is not interpreted."""
+    opening = _FRONT_OPEN.match(content)
+    if opening is None:
+        return None
+    delimiter = opening.group(1)
+    closing = _FRONT_CLOSE[delimiter].search(content, opening.end())
+    if closing is None:
+        return None
+    raw = content[opening.end() : closing.start()]
+    return _FrontMatter(closing.end(), raw, "yaml" if delimiter == "---" else "toml")
+
+
+class MarkdownNormalizer:
+    """Reads Markdown ``Document.content`` into a validated ``NormalizedDocument``.
+
+    Options (``max_depth`` and ``max_table_cells`` change output, so a non-default value
+    is part of ``identity``; ``max_characters`` only decides whether input is accepted):
+
+    * ``max_characters`` (100,000,000): longer input raises ``NormalizationError``.
+    * ``max_depth`` (100): block containers (lists, items, quotes, footnotes, tables)
+      nested deeper are not made nodes; their source is owned, as text, by the deepest
+      container kept, and a diagnostic says where.
+    * ``max_table_cells`` (2,000,000): table cells in the whole document, counting the
+      empty cells GFM pads short rows with (a one-line header can otherwise turn a small
+      input into billions of cells); more raises ``NormalizationError``.
+    """
+
+    identity = f"markdown:pyromark-{_pyromark_version()}:v1"
+
+    def __init__(
+        self,
+        *,
+        max_characters: int = 100_000_000,
+        max_depth: int = 100,
+        max_table_cells: int = 2_000_000,
+    ) -> None:
+        for name, value in (
+            ("max_characters", max_characters),
+            ("max_depth", max_depth),
+            ("max_table_cells", max_table_cells),
+        ):
+            if type(value) is not int or value < 1:
+                raise ConfigurationError(
+                    f"MarkdownNormalizer {name!r} must be an int >= 1 (got {value!r})"
+                )
+        pyromark = require("pyromark", extra="normalization", feature="Markdown normalization")
+        options = pyromark.Options
+        self._parser: Any = pyromark.Markdown(
+            options=options.ENABLE_TABLES
+            | options.ENABLE_FOOTNOTES
+            | options.ENABLE_STRIKETHROUGH
+            | options.ENABLE_TASKLISTS
+            | options.ENABLE_GFM
+        )
+        self.max_characters = max_characters
+        self._limits = TreeLimits(max_depth=max_depth, max_table_cells=max_table_cells)
+        changed = [
+            f"{name}={value}"
+            for name, value, default in (
+                ("max_depth", max_depth, 100),
+                ("max_table_cells", max_table_cells, 2_000_000),
+            )
+            if value != default
+        ]
+        # The class attribute names the installed pyromark (its output can change with
+        # it); an instance adds every option that changes output.
+        self.identity = ":".join([type(self).identity, *changed])
+
+    def normalize(self, document: Document) -> NormalizedDocument:
+        content = document.content
+        if len(content) > self.max_characters:
+            raise NormalizationError(
+                f"markdown document {document.id!r} has {len(content)} characters, more "
+                f"than max_characters={self.max_characters}; raise "
+                "MarkdownNormalizer(max_characters=...) or split the document"
+            )
+        front = _front_matter(content)
+        base = front.end if front is not None else 0
+        body = content[base:] if base else content
+        diagnostics: list[str] = []
+        try:
+            data = body.encode("utf-8")
+            parse_text = body
+        except UnicodeEncodeError:
+            first = _SURROGATE.search(body)
+            parse_text = _SURROGATE.sub("\ufffd", body)
+            data = parse_text.encode("utf-8")
+            diagnostics.append(
+                "lone surrogates replaced by U+FFFD for parsing only (first at offset "
+                f"{base + (first.start() if first else 0)})"
+            )
+        parser = self._parser
+
+        def definitions(start: int, end: int) -> list[tuple[int, int]]:
+            # Gap bounds lie on character boundaries (ASCII whitespace was trimmed).
+            text = parse_text if (start, end) == (0, len(data)) else data[start:end].decode()
+            found = parser.reference_definitions(text).values()
+            spans = ((item["span"]["start"], item["span"]["end"]) for item in found)
+            return sorted((start + first, start + last) for first, last in spans)
+
+        events = parser.events_with_range(parse_text, merge_text=True)
+        draft = build_draft(data, events, self._limits, definitions)
+        return _assemble(document, draft, data, len(data) == len(parse_text), front, diagnostics)
+
+
+def _assemble(
+    document: Document,
+    draft: DraftTree,
+    data: bytes,
+    ascii_only: bool,
+    front: _FrontMatter | None,
+    diagnostics: list[str],
+) -> NormalizedDocument:
+    """Map the draft's byte offsets to code points and build the immutable tree.
+
+    This runs once per node and unit, so it converts offsets in bulk and lets a leaf's
+    node and its unit share one ``SourceSpan``.
+    """
+    content = document.content
+    base = front.end if front is not None else 0
+    draft_nodes, draft_units, draft_exclusions = draft.nodes, draft.units, draft.exclusions
+    node_starts = [node.start for node in draft_nodes]
+    node_ends = [node.end for node in draft_nodes]
+    unit_starts = [unit[0] for unit in draft_units]
+    unit_ends = [unit[1] for unit in draft_units]
+    exclusion_starts = [exclusion[0] for exclusion in draft_exclusions]
+    exclusion_ends = [exclusion[1] for exclusion in draft_exclusions]
+    offsets: list[int] = []
+    if not ascii_only:  # ASCII needs no table: a byte offset is a code-point offset
+        for values in (node_starts, node_ends, unit_starts, unit_ends, exclusion_starts,
+                       exclusion_ends):
+            offsets.extend(values)
+        offsets.extend(offset for _, offset in draft.diagnostics)
+    to_char = ByteToChar(data, offsets, ascii_only=ascii_only, base=base)
+    node_starts, node_ends = to_char.many(node_starts), to_char.many(node_ends)
+
+    prefix = document.id
+    ids = [f"{prefix}:{node.kind}:{index}" for index, node in enumerate(draft_nodes)]
+    children = draft.children
+    no_children: list[int] = []
+    root_title = next(
+        (
+            draft_nodes[child].title or ""
+            for child in children.get(0, no_children)
+            if draft_nodes[child].kind == "section" and draft_nodes[child].level == 1
+        ),
+        "",
+    )
+    spans: list[SourceSpan | None] = [None]
+    nodes = [
+        NormalizedNode(
+            ids[0],
+            "document",
+            root_title,
+            (SourceSpan(0, len(content)),) if content else (),
+            None,
+            tuple([ids[child] for child in children.get(0, no_children)]),
+        )
+    ]
+    for index in range(1, len(draft_nodes)):
+        node = draft_nodes[index]
+        start, end = node_starts[index], node_ends[index]
+        span = SourceSpan(start, end)
+        spans.append(span if node.leaf else None)
+        if node.title is not None:
+            text = node.title
+        elif node.leaf:
+            text = content[start:end]
+        else:
+            text = ""
+        attributes = node.attributes
+        if attributes is not None:
+            for key in _LIST_ATTRIBUTES:
+                if key in attributes:
+                    attributes[key] = tuple(attributes[key])
+        nodes.append(
+            NormalizedNode(
+                ids[index],
+                node.kind,
+                text,
+                (span,),
+                ids[node.parent],
+                tuple([ids[child] for child in children[index]]) if index in children else (),
+                node.level,
+                MappingProxyType(attributes) if attributes is not None else _NO_ATTRIBUTES,
+            )
+        )
+    units = []
+    owners = [unit[2] for unit in draft_units]
+    for position, (start, end, owner) in enumerate(
+        zip(to_char.many(unit_starts), to_char.many(unit_ends), owners, strict=True)
+    ):
+        shared = spans[owner]
+        if shared is None or shared.start != start or shared.end != end:
+            shared = SourceSpan(start, end)
+        units.append(CoverageUnit(f"{prefix}:u{position}", ids[owner], shared))
+    exclusions = [Exclusion(SourceSpan(0, base), "front_matter")] if base else []
+    reasons = [exclusion[2] for exclusion in draft_exclusions]
+    exclusions.extend(
+        [
+            Exclusion(SourceSpan(start, end), reason)
+            for start, end, reason in zip(
+                to_char.many(exclusion_starts), to_char.many(exclusion_ends), reasons, strict=True
+            )
+        ]
+    )
+    diagnostics.extend(
+        template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
+    )
+    metadata: dict[str, Any] = {}
+    if front is not None:
+        metadata = {"front_matter": front.raw, "front_matter_format": front.format}
+    result = NormalizedDocument(
+        document,
+        "markdown",
+        tuple(nodes),
+        tuple(units),
+        tuple(exclusions),
+        tuple(diagnostics),
+        metadata,
+    )
+    return result.validate()

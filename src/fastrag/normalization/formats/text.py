@@ -1,0 +1,131 @@
+"""Plain text: paragraphs separated by blank lines, everything else retained as written.
+
+A paragraph is a maximal run of lines that each hold at least one non-whitespace
+character; a blank line is empty or whitespace-only. Line ends are ``\\n``, ``\\r\\n`` or
+a lone ``\\r``, mixed freely. Each paragraph is a ``paragraph`` node owning its exact
+source (first line's indentation and last line's trailing spaces included), and
+everything between paragraphs — the line end closing a paragraph, blank lines, leading
+and trailing blank space of the document — is excluded as ``whitespace``. Nothing else
+is excluded, so retained plus whitespace is the whole string. There is no MIME sniffing:
+a document without a declared format is text.
+
+Separators are found by one regular expression that starts with a line end, so the scan
+is linear (a 50 MB line of spaces included) and Python runs once per paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.models import Document
+from fastrag.normalization.model import (
+    CoverageUnit,
+    Exclusion,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+)
+
+__all__ = ["TextNormalizer"]
+
+# A blank-line separator: the line end closing a paragraph plus every following blank
+# line with its line end. It starts with a line end, so the scan between separators is a
+# single character test per position in C; possessive ``\r\n?+`` keeps a CRLF one line end.
+_SEPARATOR = re.compile(r"(?:\r\n?+|\n)(?:[^\S\r\n]*+(?:\r\n?+|\n))++")
+_LINE_END = re.compile(r"[\r\n]")
+
+
+def _paragraph_spans(content: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of every paragraph, in order.
+
+    Segments between separators start at a line start and end before a line end, both
+    on non-blank lines; only the first and last need trimming: blank lines before the
+    first paragraph and after the last one (keeping their own lines' indentation and
+    trailing spaces, as in the middle of the text).
+    """
+    bounds: list[tuple[int, int]] = []
+    position = 0
+    for separator in _SEPARATOR.finditer(content):
+        bounds.append((position, separator.start()))
+        position = separator.end()
+    bounds.append((position, len(content)))
+    spans: list[tuple[int, int]] = []
+    last = len(bounds) - 1
+    for index, (start, end) in enumerate(bounds):
+        if index == 0 or index == last:
+            segment = content[start:end]
+            stripped = segment.strip()
+            if not stripped:
+                continue
+            leading = segment.index(stripped[0])
+            line_start = _last_line_end(segment, leading)
+            trailing_start = leading + len(stripped)
+            line_end = _LINE_END.search(segment, trailing_start)
+            end = start + (line_end.start() if line_end is not None else len(segment))
+            start += line_start
+        spans.append((start, end))
+    return spans
+
+
+def _last_line_end(segment: str, before: int) -> int:
+    """The offset just after the last line end before ``before`` (0 when there is none)."""
+    return max(segment.rfind("\n", 0, before), segment.rfind("\r", 0, before)) + 1
+
+
+class TextNormalizer:
+    """Reads plain-text ``Document.content`` into blank-line separated paragraphs.
+
+    ``max_characters`` (100,000,000): longer input raises ``NormalizationError``. It is
+    not part of ``identity``: it decides whether input is accepted, never the output.
+    """
+
+    identity = "text:paragraphs:v1"
+
+    def __init__(self, *, max_characters: int = 100_000_000) -> None:
+        if type(max_characters) is not int or max_characters < 1:
+            raise ConfigurationError(
+                f"TextNormalizer 'max_characters' must be an int >= 1 (got {max_characters!r})"
+            )
+        self.max_characters = max_characters
+
+    def normalize(self, document: Document) -> NormalizedDocument:
+        content = document.content
+        if len(content) > self.max_characters:
+            raise NormalizationError(
+                f"text document {document.id!r} has {len(content)} characters, more than "
+                f"max_characters={self.max_characters}; raise "
+                "TextNormalizer(max_characters=...) or split the document"
+            )
+        prefix = document.id
+        root_id = f"{prefix}:document:0"
+        nodes: list[NormalizedNode] = []
+        units: list[CoverageUnit] = []
+        exclusions: list[Exclusion] = []
+        children: list[str] = []
+        position = 0
+        for ordinal, (start, end) in enumerate(_paragraph_spans(content), start=1):
+            if start > position:
+                exclusions.append(Exclusion(SourceSpan(position, start), "whitespace"))
+            node_id = f"{prefix}:paragraph:{ordinal}"
+            span = SourceSpan(start, end)
+            nodes.append(
+                NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id)
+            )
+            units.append(CoverageUnit(f"{prefix}:u{ordinal - 1}", node_id, span))
+            children.append(node_id)
+            position = end
+        if position < len(content):
+            exclusions.append(Exclusion(SourceSpan(position, len(content)), "whitespace"))
+        root = NormalizedNode(
+            root_id,
+            "document",
+            "",
+            (SourceSpan(0, len(content)),) if content else (),
+            None,
+            tuple(children),
+        )
+        result = NormalizedDocument(
+            document, "text", (root, *nodes), tuple(units), tuple(exclusions)
+        )
+        return result.validate()

@@ -1,0 +1,433 @@
+"""MarkdownNormalizer: one test per construct, then limits and pathological input."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.models import Document
+from fastrag.normalization import (
+    NormalizedDocument,
+    NormalizedNode,
+    NormalizerRegistry,
+    SourceSpan,
+)
+from fastrag.normalization.formats.markdown import MarkdownNormalizer
+
+NORMALIZER = MarkdownNormalizer()
+
+
+def normalize(source: str, normalizer: MarkdownNormalizer = NORMALIZER) -> NormalizedDocument:
+    return normalizer.normalize(Document("d", "test", source, {"content_format": "markdown"}))
+
+
+def of_kind(tree: NormalizedDocument, kind: str) -> list[NormalizedNode]:
+    return [node for node in tree.nodes if node.kind == kind]
+
+
+def owned(tree: NormalizedDocument, node: NormalizedNode) -> list[str]:
+    return [u.span.slice(tree.content) for u in tree.units if u.node_id == node.node_id]
+
+
+def excluded(tree: NormalizedDocument, reason: str) -> list[str]:
+    return [e.span.slice(tree.content) for e in tree.exclusions if e.reason == reason]
+
+
+# -- headings and sections --------------------------------------------------------------
+
+
+def test_atx_heading_text_is_the_title_and_its_unit_the_whole_line() -> None:
+    tree = normalize("## Water *the* `pears` ##\n\nbody\n")
+    (heading,) = of_kind(tree, "heading")
+    assert heading.text == "Water the pears" and heading.level == 2
+    assert owned(tree, heading) == ["## Water *the* `pears` ##"]
+    (section,) = of_kind(tree, "section")
+    assert section.level == 2 and section.text == "Water the pears"
+    assert section.children[0] == heading.node_id
+
+
+def test_setext_heading_unit_covers_the_underline() -> None:
+    tree = normalize("Orchard\r\n=======\r\n\r\nSoil\r\n----\r\n")
+    first, second = of_kind(tree, "heading")
+    assert (first.text, first.level, owned(tree, first)) == ("Orchard", 1, ["Orchard\r\n======="])
+    assert (second.text, second.level, owned(tree, second)) == ("Soil", 2, ["Soil\r\n----"])
+
+
+def test_sections_nest_by_level_and_close_at_same_or_higher_level() -> None:
+    source = "# A\n\na\n\n## B\n\nb\n\n### C\n\nc\n\n## D\n\nd\n\n# E\n"
+    tree = normalize(source)
+    sections = {node.text: node for node in of_kind(tree, "section")}
+    parent = {name: node.parent_id for name, node in sections.items()}
+    root, a, b = tree.root.node_id, sections["A"].node_id, sections["B"].node_id
+    assert parent == {"A": root, "B": a, "C": b, "D": a, "E": root}
+    assert [sections[name].level for name in "ABCDE"] == [1, 2, 3, 2, 1]
+    assert sections["A"].spans[0].slice(source) == source[: source.index("# E") - 2]
+    assert sections["C"].spans[0].slice(source) == "### C\n\nc"
+    assert tree.root.text == "A"
+
+
+def test_heading_inside_a_container_is_a_leaf_without_section() -> None:
+    tree = normalize("# Top\n\n> # Quoted\n\n- # Listed\n\nafter\n")
+    assert [node.text for node in of_kind(tree, "section")] == ["Top"]
+    quoted, listed = of_kind(tree, "heading")[1:]
+    assert tree.node(quoted.parent_id or "").kind == "blockquote"
+    assert tree.node(listed.parent_id or "").kind == "list_item"
+    assert of_kind(tree, "paragraph")[0].parent_id == of_kind(tree, "section")[0].node_id
+
+
+def test_lines_that_look_like_headings_inside_code_stay_code() -> None:
+    source = "```\n# not\n## heading\n```\n\n    # indented\n    ===\n\n~~~\nSetext\n---\n"
+    tree = normalize(source)
+    assert of_kind(tree, "heading") == [] and of_kind(tree, "section") == []
+    assert [node.text for node in of_kind(tree, "code")] == [
+        "```\n# not\n## heading\n```",
+        "    # indented\n    ===",
+        "~~~\nSetext\n---",
+    ]
+
+
+# -- leaves ---------------------------------------------------------------------------
+
+
+def test_paragraph_text_is_the_exact_source_without_trailing_whitespace() -> None:
+    source = "Water *pears*\r\nweekly  \n\n\n"
+    tree = normalize(source)
+    (paragraph,) = of_kind(tree, "paragraph")
+    assert paragraph.text == "Water *pears*\r\nweekly"
+    assert excluded(tree, "whitespace") == ["  \n\n\n"]
+
+
+def test_fenced_code_keeps_fences_language_and_fence_attribute() -> None:
+    tree = normalize("````js title=x\nlet a = 1;\n````\n")
+    (code,) = of_kind(tree, "code")
+    assert code.text == "````js title=x\nlet a = 1;\n````"
+    assert dict(code.attributes) == {"language": "js", "fence": "````"}
+
+
+def test_indented_code_keeps_its_indentation_and_has_no_language() -> None:
+    tree = normalize("para\n\n    x = 1\n      y = 2\n")
+    (code,) = of_kind(tree, "code")
+    assert code.text == "    x = 1\n      y = 2" and dict(code.attributes) == {}
+
+
+def test_unclosed_fence_runs_to_the_end() -> None:
+    tree = normalize("```python\n# comment\n\ntext")
+    (code,) = of_kind(tree, "code")
+    assert code.text == "```python\n# comment\n\ntext" and code.attributes["language"] == "python"
+
+
+def test_thematic_break_and_html_block_are_raw_leaves() -> None:
+    tree = normalize("***\n\n<div class=x>\n*raw*\n</div>\n\n<!-- note -->\n")
+    assert [node.text for node in of_kind(tree, "thematic_break")] == ["***"]
+    assert [node.text for node in of_kind(tree, "html_block")] == [
+        "<div class=x>\n*raw*\n</div>",
+        "<!-- note -->",
+    ]
+
+
+def test_strikethrough_stays_in_the_paragraph_source() -> None:
+    (paragraph,) = of_kind(normalize("a ~~b~~ c\n"), "paragraph")
+    assert paragraph.text == "a ~~b~~ c"
+
+
+# -- lists ----------------------------------------------------------------------------
+
+
+def test_tight_items_own_marker_and_text_in_one_unit() -> None:
+    tree = normalize("- pears\n- apples\n  and plums\n")
+    (lst,) = of_kind(tree, "list")
+    assert dict(lst.attributes) == {"ordered": False}
+    first, second = of_kind(tree, "list_item")
+    assert owned(tree, first) == ["- pears"] and owned(tree, second) == ["- apples\n  and plums"]
+    assert dict(first.attributes) == {"label": "-", "depth": 1} and first.text == ""
+    assert of_kind(tree, "paragraph") == []
+
+
+def test_ordered_list_start_labels_and_nesting_depth() -> None:
+    tree = normalize("3. three\n4. four\n   1) inner\n   2) inner two\n")
+    outer, inner = of_kind(tree, "list")
+    assert dict(outer.attributes) == {"ordered": True, "start": 3}
+    assert dict(inner.attributes) == {"ordered": True, "start": 1}
+    items = of_kind(tree, "list_item")
+    assert [(i.attributes["label"], i.attributes["depth"]) for i in items] == [
+        ("3.", 1),
+        ("4.", 1),
+        ("1)", 2),
+        ("2)", 2),
+    ]
+    assert owned(tree, items[1]) == ["4. four"], "an item owns the lines before its nested list"
+    assert inner.parent_id == items[1].node_id
+
+
+def test_loose_items_hold_paragraphs_and_own_their_marker() -> None:
+    tree = normalize("* one\n\n  more\n\n* two\n")
+    first, _ = of_kind(tree, "list_item")
+    assert owned(tree, first) == ["*"]
+    assert [node.text for node in tree.children(first)] == ["one", "more"]
+
+
+def test_task_items_record_checked() -> None:
+    tree = normalize("- [ ] todo\n- [x] done\n- plain\n")
+    items = of_kind(tree, "list_item")
+    assert [item.attributes.get("checked") for item in items] == [False, True, None]
+    assert owned(tree, items[1]) == ["- [x] done"]
+
+
+# -- quotes, alerts, footnotes ----------------------------------------------------------
+
+
+def test_blockquote_owns_its_prefixes_and_nests() -> None:
+    tree = normalize("> outer\n> > inner\n")
+    outer, inner = of_kind(tree, "blockquote")
+    assert inner.parent_id == outer.node_id
+    # Line two is "> > inner": its first ">" is the outer quote's, the second the inner's.
+    assert owned(tree, outer) == [">", ">"] and owned(tree, inner) == [">"]
+    assert [node.text for node in of_kind(tree, "paragraph")] == ["outer", "inner"]
+
+
+def test_prefixes_of_a_list_inside_a_quote_belong_to_the_quote() -> None:
+    tree = normalize("> 1. a\n> 2. b\n")
+    (quote,) = of_kind(tree, "blockquote")
+    assert owned(tree, quote) == [">", ">"]
+    assert [owned(tree, item) for item in of_kind(tree, "list_item")] == [["1. a"], ["2. b"]]
+
+
+def test_gfm_alert_is_an_admonition() -> None:
+    tree = normalize("> [!WARNING]\n> Hot.\n")
+    (alert,) = of_kind(tree, "admonition")
+    assert dict(alert.attributes) == {"name": "warning"}
+    assert owned(tree, alert) == ["> [!WARNING]\n>"]
+
+
+def test_footnote_definition_and_reference() -> None:
+    tree = normalize("Pears[^w].\n\n[^w]: Weekly.\n")
+    paragraph, note_text = of_kind(tree, "paragraph")
+    assert paragraph.attributes["footnotes"] == ("w",)
+    (footnote,) = of_kind(tree, "footnote")
+    assert dict(footnote.attributes) == {"label": "w"}
+    assert owned(tree, footnote) == ["[^w]:"] and note_text.text == "Weekly."
+
+
+# -- tables ---------------------------------------------------------------------------
+
+
+def test_table_alignment_header_row_owns_delimiter_and_rows() -> None:
+    source = "| a | b | c |\n|:--|:-:|--:|\n| 1 | `x|y` | 3 |\n| 4 |\n"
+    tree = normalize(source)
+    (table,) = of_kind(tree, "table")
+    assert table.attributes["align"] == ("left", "center", "right")
+    rows = of_kind(tree, "table_row")
+    assert [(row.text, row.attributes["header"]) for row in rows] == [
+        ("| a | b | c |\n|:--|:-:|--:|", True),
+        ("| 1 | `x|y` | 3 |", False),
+        ("| 4 |", False),
+    ]
+    assert owned(tree, table) == []
+
+
+def test_header_only_table() -> None:
+    tree = normalize("| h |\n| - |\n")
+    (row,) = of_kind(tree, "table_row")
+    assert row.text == "| h |\n| - |" and row.attributes["header"] is True
+
+
+# -- links, front matter, definitions ---------------------------------------------------
+
+
+def test_links_and_images_with_targets_on_their_block() -> None:
+    source = (
+        "See [the *guide*](https://x.org/g \"T\"), [ref][r], <https://auto.org> and "
+        "![alt](pic.png) [![logo](l.png)](https://home)\n\n[r]: https://ref.org\n"
+    )
+    tree = normalize(source)
+    (paragraph,) = of_kind(tree, "paragraph")
+    assert paragraph.attributes["links"] == (
+        ("the guide", "https://x.org/g"),
+        ("ref", "https://ref.org"),
+        ("https://auto.org", "https://auto.org"),
+        ("logo", "https://home"),
+    )
+    assert paragraph.attributes["images"] == (("alt", "pic.png"), ("logo", "l.png"))
+    assert excluded(tree, "link_definition") == ["[r]: https://ref.org"]
+
+
+def test_links_in_headings_table_rows_and_tight_items() -> None:
+    tree = normalize("# [A](a)\n\n- [B](b)\n\n| [C](c) |\n|---|\n")
+    heading = of_kind(tree, "heading")[0]
+    assert heading.attributes["links"] == (("A", "a"),) and heading.text == "A"
+    assert of_kind(tree, "list_item")[0].attributes["links"] == (("B", "b"),)
+    assert of_kind(tree, "table_row")[0].attributes["links"] == (("C", "c"),)
+
+
+def test_yaml_front_matter_is_excluded_and_kept_raw() -> None:
+    source = "---\ntitle: !!python/object x\nlist: [1, 2]\n---\n# Body\n"
+    tree = normalize(source)
+    assert dict(tree.metadata) == {
+        "front_matter": "title: !!python/object x\nlist: [1, 2]\n",
+        "front_matter_format": "yaml",
+    }
+    assert excluded(tree, "front_matter") == ["---\ntitle: !!python/object x\nlist: [1, 2]\n---\n"]
+    assert [node.text for node in of_kind(tree, "heading")] == ["Body"]
+
+
+def test_toml_front_matter_with_crlf() -> None:
+    tree = normalize("+++\r\na = 1\r\n+++\r\n\r\ntext\r\n")
+    assert tree.metadata["front_matter"] == "a = 1\r\n"
+    assert tree.metadata["front_matter_format"] == "toml"
+    assert [node.text for node in of_kind(tree, "paragraph")] == ["text"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "text\n\n---\na: b\n---\n",  # not at the very start
+        "---\n\na: b\n---\n",  # opening line followed by a blank line
+        "---\na: b\n",  # never closed
+    ],
+)
+def test_dashes_elsewhere_are_not_front_matter(source: str) -> None:
+    tree = normalize(source)
+    assert dict(tree.metadata) == {} and excluded(tree, "front_matter") == []
+
+
+def test_link_definitions_after_a_list_are_excluded_not_owned_by_it() -> None:
+    tree = normalize("- item\n\n[x]: /y\n[z]: /w\n")
+    assert excluded(tree, "link_definition") == ["[x]: /y", "[z]: /w"]
+    assert owned(tree, of_kind(tree, "list_item")[0]) == ["- item"]
+
+
+def test_definition_titles_on_the_next_line_and_repeated_labels() -> None:
+    tree = normalize("[a]: /x\n  'title'\n[a]: /again\n\nuse [a]\n\n[a]: /third\n")
+    assert excluded(tree, "link_definition") == ["[a]: /x\n  'title'", "[a]: /again", "[a]: /third"]
+    (used,) = of_kind(tree, "paragraph")
+    assert used.attributes["links"] == (("a", "/x"),), "the first definition wins"
+    assert tree.diagnostics == ()
+
+
+def test_source_the_parser_drops_is_kept_as_a_paragraph() -> None:
+    # pulldown-cmark emits no event for "pear" here (indented code, then " \r").
+    source = "    code\n \rpear\n"
+    tree = normalize(source)
+    assert [node.text for node in of_kind(tree, "paragraph")] == ["pear"]
+    assert any("no parsed block" in message for message in tree.diagnostics)
+    assert excluded(tree, "link_definition") == []
+
+
+# -- offsets, encodings, empty input ------------------------------------------------------
+
+
+def test_non_ascii_offsets_are_code_points() -> None:
+    source = "# Père 🍐\n\nÉté — 日本語 [x](y)\n"
+    tree = normalize(source)
+    heading = of_kind(tree, "heading")[0]
+    paragraph = of_kind(tree, "paragraph")[0]
+    assert heading.spans[0].slice(source) == "# Père 🍐" and heading.text == "Père 🍐"
+    assert paragraph.text == "Été — 日本語 [x](y)" == paragraph.spans[0].slice(source)
+
+
+def test_lone_surrogates_are_kept_in_text_and_diagnosed() -> None:
+    source = "# a\ud800b\n\npara \udfff end\n"
+    tree = normalize(source)
+    assert of_kind(tree, "paragraph")[0].text == "para \udfff end"
+    assert of_kind(tree, "heading")[0].spans[0].slice(source) == "# a\ud800b"
+    assert any("surrogate" in message and "offset 3" in message for message in tree.diagnostics)
+
+
+def test_nul_bytes_and_mixed_line_ends() -> None:
+    source = "a\x00b\r\n# h\rc\nd\r\n\r\n- e\r- f\n"
+    tree = normalize(source)
+    assert [node.text for node in of_kind(tree, "paragraph")] == ["a\x00b", "c\nd"]
+    assert [node.text for node in of_kind(tree, "heading")] == ["h"]
+    assert [owned(tree, item) for item in of_kind(tree, "list_item")] == [["- e"], ["- f"]]
+
+
+@pytest.mark.parametrize("source", ["", "   ", "\n\n\r\n", "\t"])
+def test_empty_and_blank_documents(source: str) -> None:
+    tree = normalize(source)
+    assert len(tree.nodes) == 1 and tree.units == ()
+    assert tree.root.spans == ((SourceSpan(0, len(source)),) if source else ())
+    assert excluded(tree, "whitespace") == ([source] if source else [])
+
+
+# -- identity, options, registry --------------------------------------------------------
+
+
+def test_identity_names_parser_version_and_changed_options() -> None:
+    assert MarkdownNormalizer.identity.startswith("markdown:pyromark-0.10.3:")
+    assert MarkdownNormalizer().identity == MarkdownNormalizer.identity
+    assert MarkdownNormalizer(max_depth=5).identity.endswith(":max_depth=5")
+    assert MarkdownNormalizer(max_characters=10).identity == MarkdownNormalizer.identity
+
+
+@pytest.mark.parametrize("option", ["max_characters", "max_depth", "max_table_cells"])
+@pytest.mark.parametrize("value", [0, -1, 1.5, "10"])
+def test_invalid_options_are_rejected(option: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match=option):
+        MarkdownNormalizer(**{option: value})  # type: ignore[arg-type]
+
+
+def test_registry_routes_markdown_documents_here() -> None:
+    document = Document("r", "s", "# T\n", {"content_format": "markdown"})
+    tree = NormalizerRegistry().normalize(document)
+    assert tree.format == "markdown" and of_kind(tree, "heading")[0].text == "T"
+
+
+# -- limits and pathological input -------------------------------------------------------
+
+
+def test_max_characters_names_the_limit() -> None:
+    with pytest.raises(NormalizationError, match=r"max_characters=10\b"):
+        normalize("x" * 11, MarkdownNormalizer(max_characters=10))
+
+
+@pytest.mark.parametrize("marker", ["> ", "- ", "1. "])
+def test_100k_nested_containers_on_one_line_are_flattened(marker: str) -> None:
+    source = marker * 100_000 + "deep\n"
+    tree = normalize(source)
+    assert max(len(tree.ancestors(node)) for node in tree.nodes) <= 2 * 100 + 1
+    assert any("max_depth=100" in message for message in tree.diagnostics)
+    deepest_owner = tree.node(tree.units[-1].node_id)
+    assert tree.units[-1].span.slice(source).endswith("deep")
+    assert deepest_owner.kind in {"blockquote", "list_item"}
+
+
+def test_deep_nesting_over_lines_respects_a_small_max_depth() -> None:
+    source = "".join(">" * level + " line\n" for level in range(1, 60))
+    tree = normalize(source, MarkdownNormalizer(max_depth=10))
+    assert len(of_kind(tree, "blockquote")) == 10
+    assert any("max_depth=10" in message for message in tree.diagnostics)
+
+
+def test_one_long_line() -> None:
+    source = "word " * 1_000_000  # 5 MB; 50 MB is measured by hand (see bench/)
+    tree = normalize(source)
+    (paragraph,) = of_kind(tree, "paragraph")
+    assert len(paragraph.text) == len(source) - 1
+
+
+def test_many_table_cells_and_the_cell_limit() -> None:
+    columns, rows = 100, 2000  # 200,000 cells; one million is measured by hand
+    header = "|" + "h|" * columns + "\n|" + "-|" * columns + "\n"
+    source = header + ("|" + "c|" * columns + "\n") * rows
+    tree = normalize(source)
+    assert len(of_kind(tree, "table_row")) == rows + 1
+    with pytest.raises(NormalizationError, match="max_table_cells=1000"):
+        normalize(source, MarkdownNormalizer(max_table_cells=1000))
+
+
+def test_wide_header_over_short_rows_does_not_expand_quadratically() -> None:
+    # GFM pads short rows to the header's width: 240 kB could mean 10^9 empty cells.
+    # pulldown-cmark caps the padding (it stops the table and reads the rest as a
+    # paragraph); max_table_cells counts the cells it does emit, padding included.
+    source = "|" + "a|" * 30_000 + "\n|" + "-|" * 30_000 + "\n" + "|x|\n" * 30_000
+    tree = normalize(source)
+    assert tree.retained_characters + tree.excluded_characters == len(source)
+    assert 1 < len(of_kind(tree, "table_row")) < 100
+    with pytest.raises(NormalizationError, match="max_table_cells=40000"):
+        normalize(source, MarkdownNormalizer(max_table_cells=40_000))
+
+
+def test_many_pathological_inline_delimiters() -> None:
+    source = "*" * 50_000 + "x" + "_" * 50_000 + "[" * 50_000 + "\n"
+    (paragraph,) = of_kind(normalize(source), "paragraph")
+    assert paragraph.text == source.rstrip("\n")
