@@ -16,9 +16,11 @@ Conventions of the built-in adapters (custom adapters may do less):
 * ``nodes[0]`` is the root, kind ``"document"``; parents precede their children.
 * A ``"section"`` node is opened by a ``"heading"`` node (its first child) and runs until
   the next heading of the same or a higher level; ``level`` is the heading level.
-* Units are owned by the blocks that render them: paragraphs, code, table rows, list
-  items, block quotes, raw HTML blocks. A list item that contains a nested list owns the
-  lines before it; the nested items own theirs.
+* Units are owned by leaves (paragraphs, code, table rows, tight list items, headings,
+  raw HTML blocks). Containers (lists, loose list items, block quotes, directives,
+  footnotes) own only their own syntax — a ``-`` marker, a ``>``, a directive's header
+  lines — and have ``text == ""``; their prose lives in leaf children. A Markdown table's
+  header row owns the delimiter row too, so repeating the header repeats valid syntax.
 * ``text`` is the node's readable text. For text, Markdown and reStructuredText leaves it
   is the exact source slice; for HTML it is a readable serialization, and
   ``serialization`` maps its offsets back to source offsets.
