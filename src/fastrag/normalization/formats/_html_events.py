@@ -1,0 +1,397 @@
+"""The HTML adapter's streaming tree builder: html.parser events in, draft blocks out.
+
+This is hand-written around the standard library's ``html.parser.HTMLParser`` because no
+well-kept HTML library gives both exact source offsets and a display map (lxml and
+html5lib build DOMs that drop source positions). ``HTMLParser`` reports every event in
+source order and advances through ``updatepos(i, j)`` once per event, so overriding it
+yields each event's exact ``[i, j)`` without counting lines.
+
+Two stacks: the open *elements* (tag names; implied closes of ``p``/``li``/``dt``/``dd``/
+``tr``/``td`` as in HTML; stray and misnested end tags tolerated with diagnostics) and the
+open *blocks* (draft nodes). Every retained source range is claimed in source order — text
+runs by the block that shows them; comments, whitespace and excluded elements as
+exclusions. Whatever no claim covers (tags, the doctype) is markup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import re
+from html.parser import HTMLParser
+
+from fastrag.normalization.formats._html_blocks import BlockTree
+from fastrag.normalization.formats._html_frames import (
+    BOUNDARY,
+    COMMENT_TEXT,
+    DATA_TEXT,
+    FLATTENED,
+    MAIN,
+    TITLE,
+    Frame,
+    HeadFrame,
+    HintFrame,
+    Limits,
+    LinkFrame,
+    SuppressedFrame,
+)
+from fastrag.normalization.formats._html_start import START, void_element
+from fastrag.normalization.formats._html_tags import (
+    CATEGORY,
+    OPTIONAL_END,
+    PERMALINK_CLASSES,
+    WS,
+    Category,
+    attribute,
+    chrome_verdict,
+)
+from fastrag.normalization.formats._html_text import (
+    PRE,
+    Block,
+    add_references,
+    add_run,
+)
+
+__all__ = ["Attrs", "TreeBuilder"]
+
+Attrs = list[tuple[str, str | None]]
+
+_TABLE_TAGS = frozenset(("table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"))
+_SIMPLE_START = re.compile(
+    r"""<([a-zA-Z][a-zA-Z0-9]*)(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*\s*>"""
+)
+_SIMPLE_END = re.compile(r"</([a-zA-Z][a-zA-Z0-9]*)>")
+_NO_IMPLIED = frozenset((Category.SUPPRESS, Category.TITLE, Category.LINK, Category.CODE))
+
+
+class _RestIsExcludedError(Exception):
+    """Raised inside the parse when the rest of the input is known to be one exclusion."""
+
+
+class TreeBuilder(BlockTree, HTMLParser):
+    """One pass over one document; ``run()`` leaves the draft in ``root`` and ``claims``."""
+
+    def __init__(
+        self,
+        content: str,
+        limits: Limits,
+        *,
+        boilerplate: bool,
+        has_main: bool,
+        protected: frozenset[int],
+    ) -> None:
+        BlockTree.__init__(self, limits)
+        HTMLParser.__init__(self, convert_charrefs=True)
+        self.content = content
+        self.boilerplate = boilerplate
+        self.has_main = has_main
+        self.protected = protected
+        self.pos = 0
+        self.defer = 0  # what the range reported by the next updatepos() is
+        self.text = ""  # the data HTMLParser reported last
+        self.data_mode = DATA_TEXT
+        # Flat triples start, end, owner (a Block, or an exclusion reason): no list per claim.
+        self.claims: list[int | Block | str] = []
+        self.sup = -1
+        self.main = 0  # open main/article/role=main elements: nothing inside is chrome
+        self.conflicts: set[int] = set()
+        self.removed_boilerplate = False
+        self.title_parts: list[str] = []
+        self.title_done = False
+
+    # -- driving -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        # goahead(True) parses the whole string as if followed by end of input, so offsets
+        # stay absolute (feed() re-slices its buffer at incomplete constructs).
+        self.rawdata = self.content
+        with contextlib.suppress(_RestIsExcludedError):
+            self.goahead(True)
+        end = len(self.content)
+        self.pos = end
+        if self.tags:
+            unclosed = sum(tag not in OPTIONAL_END for tag in self.tags)
+            if unclosed and self.sup < 0:
+                self.diagnose(
+                    f"offset {end}: {unclosed} elements not closed at the end of input "
+                    f"(innermost <{self.tags[-1]}>)"
+                )
+            self.pop_to(0, end, None, at_eof=True)
+        while self.blocks:
+            self.close_block(self.blocks[-1], end)
+        if self.dropped_diagnostics:
+            self.diagnostics.append(f"{self.dropped_diagnostics} more diagnostics not shown")
+
+    def updatepos(self, i: int, j: int) -> int:
+        defer = self.defer
+        if defer:
+            self.defer = 0
+            if defer == DATA_TEXT:
+                self._data(i, j)
+            elif defer == COMMENT_TEXT:
+                self._exclude(i, j, "comment")
+            else:
+                self._exclude(i, j, "front_matter")
+                self.title_parts.append(self.content[i:j])
+        self.pos = j
+        return j
+
+    def handle_data(self, data: str) -> None:
+        self.defer = self.data_mode  # 0 while excluding: the run is part of the exclusion
+        self.text = data  # the run itself unless HTMLParser decoded references in it
+
+    def handle_comment(self, data: str) -> None:
+        if self.sup < 0:
+            self.defer = COMMENT_TEXT
+
+    # -- coverage claims -----------------------------------------------------------------
+
+    def claim(self, start: int, end: int, block: Block) -> None:
+        """``block`` shows the text at ``[start, end)``.
+
+        A leaf owns one unit from its first to its last text character, the inline markup
+        between its text runs included; only an exclusion (a comment, a script, an
+        excluded permalink) or another block's text in between starts a new unit.
+        """
+        claims = self.claims
+        if claims and claims[-1] is block:
+            claims[-2] = end
+            block.uend = end
+            return
+        claims += (start, end, block)
+        if block.ustart < 0:
+            block.ustart = start
+        block.uend = end
+        block.units += 1
+
+    def _exclude(self, start: int, end: int, reason: str) -> None:
+        if start >= end:
+            return
+        claims = self.claims
+        if claims and claims[-1] == reason and claims[-2] == start:
+            claims[-2] = end
+            return
+        claims += (start, end, reason)
+
+    # -- start tags ----------------------------------------------------------------------
+
+    def parse_starttag(self, i: int) -> int:
+        """HTMLParser's own, with a fast path for simple inline start tags.
+
+        Inside the main content and inside excluded elements the attributes of inline
+        elements (``span``, ``em``, ``code`` …) are never read, yet parsing them is most of
+        HTMLParser's cost. A tag that ``_SIMPLE_START`` matches (a name, then only
+        name or name="value" attributes, then ``>``) tokenizes identically in HTMLParser,
+        so it is handled here without building its attribute list; anything else goes to
+        HTMLParser unchanged.
+        """
+        if self.main or self.sup >= 0 or not self.boilerplate:
+            match = _SIMPLE_START.match(self.rawdata, i)
+            if match is not None:
+                tag = match.group(1).lower()
+                if tag not in CATEGORY:
+                    self._HTMLParser__starttag_text = match.group()
+                    self.lasttag = tag
+                    tags = self.tags
+                    positions = self.open.get(tag)
+                    if positions is None:
+                        self.open[tag] = [len(tags)]
+                    else:
+                        positions.append(len(tags))
+                    tags.append(tag)
+                    self.frames.append(None)
+                    return match.end()
+        end: int = super().parse_starttag(i)
+        return end
+
+    def handle_startendtag(self, tag: str, attrs: Attrs) -> None:
+        self.handle_starttag(tag, attrs)
+        if CATEGORY.get(tag) is not Category.VOID:
+            self.handle_endtag(tag)
+
+    def handle_starttag(self, tag: str, attrs: Attrs) -> None:
+        category = CATEGORY.get(tag)
+        if category is None:  # inline markup: the common case, kept cheap
+            if (
+                self.main == 0
+                and attrs
+                and self.sup < 0
+                and self.boilerplate
+                and self._chrome_verdict(None, tag, attrs) == 1
+            ):
+                self.suppress(tag, "boilerplate")
+                return
+            tags = self.tags
+            positions = self.open.get(tag)
+            if positions is None:
+                self.open[tag] = [len(tags)]
+            else:
+                positions.append(len(tags))
+            tags.append(tag)
+            self.frames.append(None)
+            return
+        if category is Category.VOID:
+            if self.sup < 0:
+                void_element(self, tag, attrs)
+            return
+        if category not in _NO_IMPLIED:
+            self.implied_close(category, tag)
+        if self.sup >= 0:
+            self.push(tag, None)
+            if category is Category.MAIN or (category is Category.BOUNDARY and attrs):
+                self._check_conflict(tag, attrs)
+            return
+        if self.boilerplate and category is not Category.SUPPRESS:
+            if category is Category.LINK and attrs:
+                css = attribute(attrs, "class")
+                if css and not PERMALINK_CLASSES.isdisjoint(css.split()):  # a "¶" mark
+                    self.suppress(tag, "boilerplate")
+                    return
+            if self.main == 0 and (attrs or category is Category.CHROME):
+                verdict = self._chrome_verdict(category, tag, attrs)
+                if verdict == 1:
+                    self.boundary()
+                    self.suppress(tag, "boilerplate")
+                    return
+                if verdict == 2 and category is Category.BOUNDARY:
+                    category = Category.MAIN
+        START[category](self, tag, attrs)
+
+    def _chrome_verdict(self, category: Category | None, tag: str, attrs: Attrs) -> int:
+        if self.pos in self.protected:
+            return 0
+        in_section = bool(self.open.get("section"))
+        return chrome_verdict(category, tag, attrs, has_main=self.has_main, in_section=in_section)
+
+    def _check_conflict(self, tag: str, attrs: Attrs) -> None:
+        """Main content inside excluded chrome: remember the chrome so a rerun keeps it."""
+        frame = self.frames[self.sup]
+        if not isinstance(frame, SuppressedFrame) or frame.reason != "boilerplate":
+            return
+        role = attribute(attrs, "role") if attrs else None
+        if tag in ("main", "article") or (role is not None and role.strip().lower() == "main"):
+            self.conflicts.add(frame.start)
+
+    def suppress(self, tag: str, reason: str) -> None:
+        self.sup = len(self.tags)
+        self.data_mode = 0
+        self.push(tag, SuppressedFrame(reason, self.pos))
+
+    # -- text ----------------------------------------------------------------------------
+
+    def _data(self, start: int, end: int) -> None:
+        raw = self.text
+        if len(raw) != end - start or "&" in raw:
+            raw = self.content[start:end]
+        if raw[0] == "<" and self.content.startswith("<!--", start):
+            # HTMLParser reports a comment without "-->" as text; in HTML it runs to the
+            # end of the input, so the rest is one comment and parsing stops here.
+            self.diagnose(f"offset {start}: comment not closed; the rest is a comment")
+            self._exclude(start, len(self.content), "comment")
+            raise _RestIsExcludedError
+        owner = self.owner
+        if owner is None:
+            if not raw.strip(WS) or ("&" in raw and not html.unescape(raw).strip()):
+                self._exclude(start, end, "whitespace")
+                return
+            owner = self.implicit_owner()
+        elif not owner.tail and owner.mode != PRE and not raw.strip(WS):
+            # Whitespace before a leaf's first text (or after a cell pipe) shows nothing.
+            self._exclude(start, end, "whitespace")
+            return
+        claims = self.claims  # self._claim(start, end, owner), inlined on the hot path
+        if claims and claims[-1] is owner:
+            claims[-2] = end
+        else:
+            claims += (start, end, owner)
+            if owner.ustart < 0:
+                owner.ustart = start
+            owner.units += 1
+        owner.uend = end
+        if "&" in raw:
+            add_references(owner, raw, start, self.diagnose)
+        else:
+            add_run(owner, raw, start)
+
+    # -- end tags ------------------------------------------------------------------------
+
+    def parse_endtag(self, i: int) -> int:
+        """HTMLParser's own, with a fast path for a plain ``</name>`` outside script/style
+        (which HTMLParser tokenizes the same way: one end tag ending at its ``>``)."""
+        if self.cdata_elem is None:
+            match = _SIMPLE_END.match(self.rawdata, i)
+            if match is not None:
+                tag = match.group(1).lower()
+                tags = self.tags
+                if tags and tags[-1] == tag and self.frames[-1] is None:
+                    # handle_endtag's commonest case, inlined: an inline element closes.
+                    tags.pop()
+                    self.frames.pop()
+                    self.open[tag].pop()
+                else:
+                    self.handle_endtag(tag)
+                return match.end()
+        end: int = super().parse_endtag(i)
+        return end
+
+    def handle_endtag(self, tag: str) -> None:
+        tags = self.tags
+        if tags and tags[-1] == tag:
+            frame = self.frames.pop()
+            tags.pop()
+            self.open[tag].pop()
+            if frame is BOUNDARY:
+                self.boundary()
+            elif frame is not None:
+                self.close_frame(frame, self.tag_end())
+            return
+        positions = self.open.get(tag)
+        if not positions:
+            if tag == "br" and self.sup < 0:
+                void_element(self, "br", [])
+            elif self.sup < 0:
+                self.diagnose(f"offset {self.pos}: stray </{tag}> ignored")
+            return
+        index = positions[-1]
+        if tag not in _TABLE_TAGS and index < self.barrier():
+            if self.sup < 0:
+                self.diagnose(f"offset {self.pos}: </{tag}> cannot close across a table")
+            return
+        self.pop_to(index, self.pos, self.tag_end())
+
+    def close_frame(self, frame: Frame, end: int) -> None:
+        if isinstance(frame, Block):
+            self.close_block(frame, end)
+        elif frame is BOUNDARY or isinstance(frame, HintFrame):
+            self.boundary()
+        elif isinstance(frame, LinkFrame):
+            self._close_link(frame)
+        elif frame is MAIN:
+            self.main -= 1
+            self.boundary()
+        elif frame is FLATTENED:
+            self.flattened -= 1
+            self.boundary()
+        elif isinstance(frame, SuppressedFrame):
+            self._exclude(frame.start, end, frame.reason)
+            self.removed_boilerplate |= frame.reason == "boilerplate"
+            self.sup = -1
+            self.data_mode = DATA_TEXT
+        elif isinstance(frame, HeadFrame):
+            if frame.header:
+                frame.table.in_head -= 1
+            owner = self.owner
+            if owner is not None and owner.implicit and owner.table is frame.table:
+                self.close_block(owner, self.pos)
+        elif frame is TITLE:
+            self.data_mode = DATA_TEXT
+
+    def _close_link(self, link: LinkFrame) -> None:
+        owner, start = link.owner, link.start
+        if owner is None:
+            owner, start = self.owner, 0
+            if owner is None:
+                return
+        if owner.links is None:
+            owner.links = []
+        owner.links.append((start, owner.dlen, link.href))

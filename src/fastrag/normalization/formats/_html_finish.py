@@ -1,0 +1,138 @@
+"""Turn the HTML tree builder's draft into immutable nodes, units and exclusions.
+
+Blocks that ended up with no retained text anywhere below them (an empty ``<p>``, a list
+of empty items) are dropped; node ids are assigned in the final preorder, so they are
+dense and stable: ``f"{document.id}:{kind}:{position}"``.
+"""
+
+from __future__ import annotations
+
+import html
+from types import MappingProxyType
+from typing import Any
+
+from fastrag.models import Document
+from fastrag.normalization.formats._html_events import TreeBuilder
+from fastrag.normalization.formats._html_text import CONTAINER, Block
+from fastrag.normalization.model import (
+    CoverageUnit,
+    Exclusion,
+    MapSegment,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+)
+
+__all__ = ["build_document"]
+
+
+def _title(tb: TreeBuilder) -> str:
+    return " ".join(html.unescape("".join(tb.title_parts)).split())
+
+
+def _kept_preorder(root: Block) -> list[Block]:
+    """Blocks with retained text at or below them, parents first; extents filled in."""
+    preorder: list[Block] = []
+    stack = [root]
+    while stack:
+        block = stack.pop()
+        preorder.append(block)
+        stack.extend(reversed(block.children))
+    kept: set[int] = set()
+    for block in reversed(preorder):  # children before parents
+        keep = block.units > 0
+        start, end = (block.ustart, block.uend) if keep else (-1, -1)
+        for child in block.children:
+            if id(child) in kept:
+                keep = True
+                start = child.start if start < 0 else min(start, child.start)
+                end = max(end, child.end)
+        if keep:
+            kept.add(id(block))
+            if block.dom < 0:  # implicit blocks and sections span what they hold
+                block.start, block.end = start, end
+    return [block for block in preorder if id(block) in kept or block.parent is None]
+
+
+def _attributes(block: Block, text: str) -> dict[str, Any]:
+    attributes = block.attrs
+    if block.links:
+        # A link that opened before the block's first text starts after its label.
+        head = len(block.head) if block.head and text.startswith(block.head) else 0
+        attributes["links"] = tuple(
+            (text[max(start, head) : end].strip(), href) for start, end, href in block.links
+        )
+    images = attributes.get("images")
+    if images is not None:
+        attributes["images"] = tuple(images)
+    return attributes
+
+
+def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
+    """The validated ``NormalizedDocument`` for one finished ``TreeBuilder`` run."""
+    content = document.content
+    length = len(content)
+    root = tb.root
+    blocks = _kept_preorder(root)
+    for position, block in enumerate(blocks):
+        block.nid = f"{document.id}:{block.kind}:{position}"
+    title = _title(tb)
+    nodes: list[NormalizedNode] = []
+    for block in blocks:
+        children = tuple(child.nid for child in block.children if child.nid)
+        if block is root:
+            spans: tuple[SourceSpan, ...] = (SourceSpan(0, length),) if length else ()
+            nodes.append(NormalizedNode(block.nid, "document", title, spans, None, children))
+            continue
+        if block.mode == CONTAINER:
+            text = block.children[0].display() if block.kind == "section" else ""
+        else:
+            text = block.display()
+        parent = block.parent
+        nodes.append(
+            NormalizedNode(
+                block.nid,
+                block.kind,
+                text,
+                (SourceSpan(block.start, block.end),),
+                parent.nid if parent is not None else None,
+                children,
+                block.level,
+                # A read-only view, not a copy: the draft block is dropped right after.
+                MappingProxyType(_attributes(block, text))
+                if block.links or "images" in block.attrs
+                else MappingProxyType(block.attrs),
+                tuple(
+                    [
+                        MapSegment(a, b, c, d)
+                        for a, b, c, d in zip(*[iter(block.segs)] * 4, strict=True)
+                    ]
+                ),
+            )
+        )
+    units: list[CoverageUnit] = []
+    exclusions: list[Exclusion] = []
+    position = 0
+    prefix = f"{document.id}:unit:"
+    claims = tb.claims
+    for start, end, owner in zip(claims[0::3], claims[1::3], claims[2::3], strict=True):
+        assert isinstance(start, int) and isinstance(end, int)
+        if start > position:
+            exclusions.append(Exclusion(SourceSpan(position, start), "markup"))
+        if isinstance(owner, Block):
+            units.append(CoverageUnit(f"{prefix}{len(units)}", owner.nid, SourceSpan(start, end)))
+        else:
+            exclusions.append(Exclusion(SourceSpan(start, end), str(owner)))
+        position = end
+    if position < length:
+        exclusions.append(Exclusion(SourceSpan(position, length), "markup"))
+    metadata = {"title": title} if title else {}
+    return NormalizedDocument(
+        document,
+        "html",
+        tuple(nodes),
+        tuple(units),
+        tuple(exclusions),
+        tuple(tb.diagnostics),
+        metadata,
+    ).validate()

@@ -1,0 +1,206 @@
+"""Static tables of the HTML adapter: how each tag name behaves, in one place.
+
+The tree builder looks a tag up once (``CATEGORY``) and dispatches on the result; nothing
+in the hot path compares tag names one by one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from enum import IntEnum
+from types import MappingProxyType
+
+__all__ = [
+    "BARRIER_TAGS",
+    "CATEGORY",
+    "CHROME_ROLES",
+    "ENTITY",
+    "LANGUAGE_CLASS",
+    "MAIN_PROBE",
+    "MULTI_SPACE",
+    "OPTIONAL_END",
+    "PERMALINK_CLASSES",
+    "WS",
+    "WS_TO_SPACE",
+    "Category",
+    "alt_value_span",
+    "attribute",
+    "chrome_verdict",
+    "ordered_label",
+]
+
+
+class Category(IntEnum):
+    """What a start tag does to the tree (anything not listed is inline markup)."""
+
+    BOUNDARY = 1  # block-level, no node of its own: div, section, form, figure …
+    MAIN = 2  # main, article: content inside is never boilerplate
+    CHROME = 3  # nav, aside, header, footer: page chrome when outside the main content
+    PARA = 4  # p, summary
+    HEADING = 5  # h1 … h6
+    PRE = 6  # pre, listing, xmp
+    LIST = 7  # ul, ol, menu, dir
+    ITEM = 8  # li
+    DL = 9
+    DT = 10
+    DD = 11
+    TABLE = 12
+    TSECT = 13  # thead, tbody, tfoot
+    ROW = 14  # tr
+    CELL = 15  # td, th
+    CAPTION = 16  # caption, figcaption
+    QUOTE = 17  # blockquote
+    SUPPRESS = 18  # script, style, template, noscript: excluded with their own reason
+    VOID = 19  # elements without content or end tag
+    TITLE = 20
+    LINK = 21  # a
+    CODE = 22  # code: may name the language of an enclosing pre
+
+
+def _table(groups: dict[Category, str]) -> Mapping[str, Category]:
+    table: dict[str, Category] = {}
+    for category, names in groups.items():
+        for name in names.split():
+            table[name] = category
+    return MappingProxyType(table)
+
+
+CATEGORY: Mapping[str, Category] = _table(
+    {
+        Category.BOUNDARY: "address center details dialog div fieldset figure form hgroup "
+        "legend search section",
+        Category.MAIN: "main article",
+        Category.CHROME: "nav aside header footer",
+        Category.PARA: "p summary",
+        Category.HEADING: "h1 h2 h3 h4 h5 h6",
+        Category.PRE: "pre listing xmp plaintext",
+        Category.LIST: "ul ol menu dir",
+        Category.ITEM: "li",
+        Category.DL: "dl",
+        Category.DT: "dt",
+        Category.DD: "dd",
+        Category.TABLE: "table",
+        Category.TSECT: "thead tbody tfoot",
+        Category.ROW: "tr",
+        Category.CELL: "td th",
+        Category.CAPTION: "caption figcaption",
+        Category.QUOTE: "blockquote",
+        Category.SUPPRESS: "script style template noscript",
+        Category.VOID: "area base br col embed hr img input keygen link meta param source "
+        "track wbr frame basefont bgsound",
+        Category.TITLE: "title",
+        Category.LINK: "a",
+        Category.CODE: "code",
+    }
+)
+
+# Elements whose end tag HTML lets authors omit: closing them implicitly is not an error.
+OPTIONAL_END: frozenset[str] = frozenset(
+    {"html", "head", "body", "p", "li", "dt", "dd", "tr", "td", "th", "thead", "tbody"}
+    | {"tfoot", "caption", "colgroup", "option", "optgroup", "rb", "rt", "rp", "summary"}
+)
+
+# End tags of other elements do not reach across these (the HTML "scope" boundaries).
+BARRIER_TAGS: tuple[str, ...] = ("table", "td", "th", "caption", "button", "object")
+
+CHROME_ROLES: frozenset[str] = frozenset({"navigation", "banner", "contentinfo"})
+
+# Classes of permalink anchors that documentation generators put after headings and terms
+# (a "¶" or "#"): Sphinx/MkDocs, Texinfo, AnchorJS, markdown-it-anchor/VuePress.
+PERMALINK_CLASSES: frozenset[str] = frozenset(
+    {"headerlink", "copiable-anchor", "anchorjs-link", "header-anchor"}
+)
+
+# HTML's inter-element whitespace (not Unicode whitespace: U+00A0 is text).
+WS = " \t\n\r\f"
+WS_TO_SPACE = str.maketrans("\t\n\r\f", "    ")
+MULTI_SPACE = re.compile(" {2,}")
+
+# The character-reference pattern of html.unescape itself, so pieces decode exactly as the
+# whole run would.
+ENTITY = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
+
+LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
+
+# Cheap probe for "this page marks its main content" (decides page-level header/footer).
+MAIN_PROBE = re.compile(r"<(?:main|article)[\s/>]|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
+
+_ALT = re.compile(r"""[\s"'/]alt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
+
+_ROMAN = (
+    (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+    (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
+)  # fmt: skip
+
+
+def attribute(attrs: list[tuple[str, str | None]], name: str) -> str | None:
+    """The value of attribute ``name`` ("" for a bare attribute), or None when absent."""
+    for key, value in attrs:
+        if key == name:
+            return "" if value is None else value
+    return None
+
+
+def chrome_verdict(
+    category: Category | None,
+    tag: str,
+    attrs: list[tuple[str, str | None]],
+    *,
+    has_main: bool,
+    in_section: bool,
+) -> int:
+    """For an element outside the main content: 1 if it is page chrome to exclude, 2 if it
+    marks the main content (``role="main"``), else 0. The rules are the adapter's docs."""
+    if category is Category.CHROME:
+        if tag in ("nav", "aside"):
+            return 1
+        if has_main and not in_section:
+            return 1  # a page-level header or footer
+    for key, value in attrs:
+        if key == "role" and value:
+            role = value.strip().lower()
+            if role == "main":
+                return 2
+            if role in CHROME_ROLES and (role == "navigation" or has_main):
+                return 1
+        elif key == "hidden" or (
+            key == "aria-hidden" and value and value.strip().lower() == "true"
+        ):
+            return 1
+    return 0
+
+
+def alt_value_span(tag_text: str) -> tuple[int, int] | None:
+    """Where the ``alt`` attribute's value lies inside a start tag's source text."""
+    match = _ALT.search(tag_text)
+    if match is None:
+        return None
+    group = 1 if match.group(1) is not None else 2 if match.group(2) is not None else 3
+    return match.start(group), match.end(group)
+
+
+def _letters(number: int, upper: bool) -> str:
+    letters = ""
+    while number > 0:
+        number, remainder = divmod(number - 1, 26)
+        letters = chr(ord("A" if upper else "a") + remainder) + letters
+    return letters
+
+
+def _roman(number: int, upper: bool) -> str:
+    numeral = ""
+    for value, symbol in _ROMAN:
+        count, number = divmod(number, value)
+        numeral += symbol * count
+    return numeral.upper() if upper else numeral
+
+
+def ordered_label(number: int, style: str) -> str:
+    """The label of item ``number`` of an ``<ol type=style>`` list, e.g. ``"3."``, ``"c."``."""
+    if number > 0 and number < 4000:
+        if style in ("a", "A"):
+            return _letters(number, style == "A") + "."
+        if style in ("i", "I"):
+            return _roman(number, style == "I") + "."
+    return f"{number}."

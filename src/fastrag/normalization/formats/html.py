@@ -1,0 +1,186 @@
+"""HTML read into a readable, source-mapped tree with the standard library's ``html.parser``.
+
+``Document.content`` stays the original HTML. Nodes carry a readable, Markdown-like
+serialization as ``text`` and a ``serialization`` map from display offsets to source
+offsets; units own the source ranges of the text each block shows.
+
+What the tree looks like (see ``fastrag.normalization.model`` for the shared rules):
+
+* ``h1``–``h6`` at the top level open ``section`` nodes (same ``level``; ``text`` is the
+  title) that run until the next heading of the same or a higher level, whatever the
+  element nesting. Headings inside lists, quotes, tables or definitions are ``heading``
+  leaves without a section. The root's ``text`` and ``metadata["title"]`` are the
+  ``<title>``.
+* Leaves: ``paragraph`` (also text directly inside ``div``, ``li``, ``blockquote`` …),
+  ``heading``, ``code`` (``pre``, kept verbatim; ``{"language": ...}`` from a
+  ``language-*``/``lang-*`` class on it or its ``code``, or a Sphinx ``highlight-*``
+  wrapper), ``table_row`` (``| a | b |``; ``{"header": bool}``; the first row, when a
+  header, also shows the delimiter row ``|---|---|``), ``definition_term``, ``caption``.
+* Containers have ``text == ""``: ``list`` (``{"ordered": bool}`` plus ``"start"`` when
+  ordered), ``list_item`` (``{"label": "-" | "3." | "c.", "depth": n}``, depth 1 at the
+  top), ``definition_list``, ``definition``, ``blockquote``, ``table`` (``{"align":
+  ("left", "none", ...)}``). A list item's first paragraph shows its label, indented by
+  nesting (``"  - nested item"``); further paragraphs show the continuation indent; a
+  definition's first paragraph starts with ``": "``.
+* Inline markup becomes plain text: links keep their text, with ``{"links": (("text",
+  "href"), ...)}`` on the leaf; ``<img alt>`` shows its alt text inline (the attribute
+  value is the unit) and is listed in ``{"images": ((alt, src), ...)}``; ``<br>`` breaks
+  the line (a space in one-line leaves). Whitespace collapses to single spaces outside
+  ``pre``; character references are decoded (unknown ones stay literal, with a
+  diagnostic). Blocks inside one-line leaves (a paragraph or list in a table cell, a
+  ``pre`` in a heading) are flattened into the leaf's text; rowspan/colspan are not
+  modelled. A table with a heading or another table in a cell lays out the page rather
+  than holding data: it keeps the rows read so far and the rest of it is read like a
+  ``div`` (so old table-layout pages still get sections, code and lists).
+* Serialization map: equal-length runs map offsets one to one — the display equals the
+  source except that a single whitespace character shows as a space; other runs (a
+  decoded reference, a collapsed whitespace run) map their ends only. Display text in no
+  run is generated: list labels and indents, cell pipes, the delimiter row, line breaks.
+
+Coverage: a leaf owns one unit from its first to its last text character, the inline
+markup between its text runs included (the map still shows exactly which characters are
+text); a comment, script or excluded anchor inside the leaf splits it. Tags between
+blocks, the doctype and processing instructions are ``markup``; whitespace between blocks
+(and before a leaf's first text) is ``whitespace``; comments are ``comment`` (one left
+open runs to the end of the input); ``script``, ``style``, ``template`` and ``noscript``
+elements are excluded whole under their own name; ``<title>`` text is ``front_matter``
+(kept as metadata).
+
+Boilerplate (``remove_boilerplate=True``, the default) — excluded whole as
+``boilerplate``, only outside the main content (``<main>``, ``<article>`` or an element
+with ``role="main"``; nothing inside those is ever removed):
+
+* ``nav`` and ``aside`` elements, and elements with ``role="navigation"``;
+* when the page marks its main content: ``header`` and ``footer`` elements that are not
+  inside a ``section`` (page-level ones), and elements with ``role="banner"`` or
+  ``role="contentinfo"``;
+* elements with the ``hidden`` attribute or ``aria-hidden="true"``;
+* permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
+  ``copiable-anchor`` (Texinfo), ``anchorjs-link`` or ``header-anchor`` — the ``¶``
+  or ``#`` put after headings and terms.
+
+Not removed: anything else, whatever its class or id (``div.footer``, ``div.sidebar``,
+cookie banners …), and forms, which stay as text. If the main content lies inside chrome
+(a ``main`` inside a ``nav``), that chrome is kept. If removing boilerplate would leave
+no retained text at all, nothing is removed (the page is all chrome, so the chrome is
+its content).
+
+Malformed markup is read the way HTML recovers it, approximately: implied end tags (a new
+``p``, ``li``, ``dt``/``dd``, ``tr``, ``td``), unclosed and misnested elements closed by
+their ancestor's end tag, stray end tags ignored, unquoted attributes; each repair that
+HTML does not allow silently gets a diagnostic (offset and reason, no document text).
+Nothing a document names is ever fetched or executed.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import ClassVar
+
+from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.models import Document
+from fastrag.normalization.formats._html_events import TreeBuilder
+from fastrag.normalization.formats._html_finish import build_document
+from fastrag.normalization.formats._html_frames import Limits
+from fastrag.normalization.formats._html_tags import MAIN_PROBE
+from fastrag.normalization.model import NormalizedDocument
+
+__all__ = ["HtmlNormalizer"]
+
+# html.parser's tokenization has changed in Python patch releases (comment and CDATA
+# handling), so the interpreter version is part of the output's identity.
+_PARSER = "stdlib-html.parser-{}.{}.{}".format(*sys.version_info[:3])
+_VERSION = 1
+_MAX_RERUNS = 8
+
+
+def _retains_text(builder: TreeBuilder) -> bool:
+    return any(not isinstance(owner, str) for owner in builder.claims[2::3])
+
+
+def _positive(name: str, value: int) -> int:
+    if type(value) is not int or value < 1:
+        raise ConfigurationError(f"HtmlNormalizer({name}=...) must be an int >= 1 (got {value!r})")
+    return value
+
+
+class HtmlNormalizer:
+    """Normalize HTML strings; pure, deterministic and safe on hostile input.
+
+    ``max_chars`` (default 100,000,000): longer content raises ``NormalizationError``.
+    ``max_depth`` (default 100): deeper block nesting is flattened into its container's
+    text, with a diagnostic. ``max_table_cells`` (default 1,000,000): a table with more
+    cells raises ``NormalizationError``. ``remove_boilerplate`` (default True): exclude
+    page chrome as described in the module documentation.
+    """
+
+    identity: ClassVar[str] = f"html:{_PARSER}:v{_VERSION}"
+
+    def __init__(
+        self,
+        *,
+        max_chars: int = 100_000_000,
+        max_depth: int = 100,
+        max_table_cells: int = 1_000_000,
+        remove_boilerplate: bool = True,
+    ) -> None:
+        self.max_chars = _positive("max_chars", max_chars)
+        self.max_depth = _positive("max_depth", max_depth)
+        self.max_table_cells = _positive("max_table_cells", max_table_cells)
+        if not isinstance(remove_boilerplate, bool):
+            raise ConfigurationError(
+                "HtmlNormalizer(remove_boilerplate=...) must be a bool "
+                f"(got {remove_boilerplate!r})"
+            )
+        self.remove_boilerplate = remove_boilerplate
+        options = (max_depth, max_table_cells, remove_boilerplate)
+        if options != (100, 1_000_000, True):
+            # Limits change the output; the size cap only decides whether there is one.
+            self.identity = (  # type: ignore[misc]  # instance refinement of the class value
+                f"{type(self).identity}:depth={max_depth}:cells={max_table_cells}"
+                f":boilerplate={int(remove_boilerplate)}"
+            )
+        self._limits = Limits(max_depth, max_table_cells)
+
+    def normalize(self, document: Document) -> NormalizedDocument:
+        content = document.content
+        if len(content) > self.max_chars:
+            raise NormalizationError(
+                f"HTML document {document.id!r} has {len(content)} characters, more than "
+                f"max_chars={self.max_chars}; raise HtmlNormalizer(max_chars=...) or split it"
+            )
+        has_main = MAIN_PROBE.search(content) is not None
+        builder = self._run(content, self.remove_boilerplate, has_main, frozenset())
+        if builder.conflicts:
+            builder = self._rerun_keeping_main(content, has_main, builder)
+        if builder.removed_boilerplate and not _retains_text(builder):
+            everything = self._run(content, False, has_main, frozenset())
+            if _retains_text(everything):
+                everything.diagnostics.append(
+                    "boilerplate kept: removing it would leave no content"
+                )
+                builder = everything
+        return build_document(document, builder)
+
+    def _run(
+        self, content: str, boilerplate: bool, has_main: bool, protected: frozenset[int]
+    ) -> TreeBuilder:
+        builder = TreeBuilder(
+            content,
+            self._limits,
+            boilerplate=boilerplate,
+            has_main=has_main,
+            protected=protected,
+        )
+        builder.run()
+        return builder
+
+    def _rerun_keeping_main(self, content: str, has_main: bool, first: TreeBuilder) -> TreeBuilder:
+        """Chrome that turned out to hold the main content is kept: rerun protecting it."""
+        protected = frozenset(first.conflicts)
+        for _ in range(_MAX_RERUNS):
+            builder = self._run(content, True, has_main, protected)
+            if builder.conflicts <= protected:
+                return builder
+            protected |= builder.conflicts
+        return self._run(content, False, has_main, frozenset())

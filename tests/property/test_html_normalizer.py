@@ -1,0 +1,162 @@
+"""Properties of HtmlNormalizer over generated nasty HTML (tests/strategies/html)."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fastrag.models import Document
+from fastrag.normalization import NormalizedDocument
+from fastrag.normalization.dump import dump_tree
+from fastrag.normalization.formats.html import HtmlNormalizer
+from tests.strategies.html import CODE_HEADING_LIKE, documents
+
+NORMALIZER = HtmlNormalizer()
+LEAVES = {"paragraph", "heading", "code", "table_row", "definition_term", "caption"}
+HTML_WHITESPACE = set(" \t\n\r\f")
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def normalize(source: str) -> NormalizedDocument:
+    return NORMALIZER.normalize(Document("doc", "gen", source, {"content_format": "html"}))
+
+
+def shown(source_text: str) -> str:
+    """How a one-to-one map run shows its source: HTML whitespace as spaces."""
+    return source_text.translate(str.maketrans("\t\n\r\f", "    "))
+
+
+@SETTINGS
+@given(documents())
+def test_tree_validates_and_maps_round_trip(source: str) -> None:
+    tree = normalize(source)  # normalize() returns result.validate()
+    assert tree.content is source or tree.content == source
+    units_of: dict[str, list[tuple[int, int]]] = {}
+    for unit in tree.units:
+        node = tree.node(unit.node_id)
+        assert node.kind in LEAVES, node.kind
+        assert node.start <= unit.span.start and unit.span.end <= node.end
+        units_of.setdefault(node.node_id, []).append((unit.span.start, unit.span.end))
+    for node in tree.nodes:
+        if node.kind not in LEAVES:
+            assert not node.serialization
+            continue
+        assert node.node_id in units_of, "every leaf owns source"
+        display_end = source_end = -1
+        for run in node.serialization:
+            assert display_end <= run.display_start < run.display_end <= len(node.text)
+            assert source_end <= run.source_start < run.source_end
+            display_end, source_end = run.display_end, run.source_end
+            assert any(
+                s <= run.source_start and run.source_end <= e for s, e in units_of[node.node_id]
+            )
+            shows = node.text[run.display_start : run.display_end]
+            renders = source[run.source_start : run.source_end]
+            if run.verbatim:
+                assert shows == (renders if node.kind == "code" else shown(renders))
+            elif renders.startswith("&"):
+                assert shows == html.unescape(renders)
+            else:
+                assert shows == " " and set(renders) <= HTML_WHITESPACE
+
+
+@SETTINGS
+@given(documents())
+def test_exclusions_are_what_they_claim(source: str) -> None:
+    tree = normalize(source)
+    unit_ends = {unit.span.end for unit in tree.units}
+    for exclusion in tree.exclusions:
+        text = exclusion.span.slice(source).lower()
+        reason = exclusion.reason
+        if reason == "whitespace":  # spacing between blocks, &nbsp; spacers included
+            assert not html.unescape(text).strip()
+        elif reason in ("script", "style", "template", "noscript"):
+            assert text.startswith("<" + reason)
+        elif reason in ("comment", "boilerplate"):
+            assert text.startswith("<")
+        elif reason == "front_matter":
+            assert "<title>" in source[: exclusion.span.start].lower()
+        else:
+            assert reason == "markup", reason
+            assert text.startswith("<") or exclusion.span.start in unit_ends
+
+
+@SETTINGS
+@given(documents())
+def test_lineage_spans_nest_and_sections_follow_levels(source: str) -> None:
+    tree = normalize(source)
+    for node in tree.nodes[1:]:
+        parent = tree.node(node.parent_id or "")
+        assert len(node.spans) == 1
+        assert parent.start <= node.start and node.end <= parent.end
+        if node.kind == "section":
+            first = tree.node(node.children[0])
+            assert first.kind == "heading" and first.level == node.level
+            assert node.text == first.text
+            assert parent.kind == "document" or (parent.level or 0) < (node.level or 0)
+        if node.kind == "list_item":
+            assert parent.kind == "list"
+        if node.kind == "table_row":
+            assert parent.kind == "table"
+            assert "\n" not in node.text.split("\n|")[0]
+
+
+@SETTINGS
+@given(documents())
+def test_code_script_and_comments_never_make_headings(source: str) -> None:
+    tree = normalize(source)
+    hidden = [(node.start, node.end) for node in tree.nodes if node.kind == "code"]
+    hidden += [
+        (e.span.start, e.span.end)
+        for e in tree.exclusions
+        if e.reason in ("script", "style", "template", "noscript", "comment")
+    ]
+    for heading in (node for node in tree.nodes if node.kind == "heading"):
+        assert heading.text.strip()
+        for start, end in hidden:
+            assert not (start <= heading.start and heading.end <= end)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(CODE_HEADING_LIKE), min_size=1, max_size=4))
+def test_heading_like_text_in_pre_stays_code(lines: list[str]) -> None:
+    source = "<h1>Real</h1>\n<pre>" + "\n".join(lines) + "</pre><p>tail</p>"
+    tree = normalize(source)
+    assert [node.text for node in tree.nodes if node.kind == "heading"] == ["Real"]
+    (code,) = [node for node in tree.nodes if node.kind == "code"]
+    for line in lines:
+        assert html.unescape(re.sub(r"<[^>]*>", "", line)) in code.text
+
+
+_CHILD = """
+import sys
+from fastrag.models import Document
+from fastrag.normalization.dump import dump_tree
+from fastrag.normalization.formats.html import HtmlNormalizer
+source = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
+tree = HtmlNormalizer().normalize(Document("doc", "gen", source, {"content_format": "html"}))
+sys.stdout.buffer.write(dump_tree(tree).encode("utf-8", "surrogatepass"))
+"""
+
+
+@settings(max_examples=5, deadline=None)
+@given(documents())
+def test_same_tree_in_another_process(source: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=source.encode("utf-8", "surrogatepass"),
+        capture_output=True,
+        check=True,
+        env=env,
+        cwd=root,
+    )
+    assert child.stdout.decode("utf-8", "surrogatepass") == dump_tree(normalize(source))

@@ -1,0 +1,237 @@
+"""HtmlNormalizer: page chrome, malformed markup, limits and pathological input."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastrag.exceptions import NormalizationError
+from fastrag.models import Document
+from fastrag.normalization import NormalizedDocument
+from fastrag.normalization.formats.html import HtmlNormalizer
+
+
+def normalize(source: str, **options: object) -> NormalizedDocument:
+    normalizer = HtmlNormalizer(**options)  # type: ignore[arg-type]
+    return normalizer.normalize(Document("d", "test", source, {"content_format": "html"}))
+
+
+def texts(tree: NormalizedDocument) -> list[str]:
+    return [n.text for n in tree.nodes if n.serialization]
+
+
+def excluded(tree: NormalizedDocument, reason: str) -> list[str]:
+    return [tree.content[e.span.start : e.span.end] for e in tree.exclusions if e.reason == reason]
+
+
+# -- boilerplate --------------------------------------------------------------------------
+
+PAGE = (
+    "<header><h1>Site</h1></header><nav><a href=/>Home</a></nav>"
+    "<main><header><h2>Post</h2></header><p>Body</p><nav>in-main nav</nav>"
+    "<aside>in-main aside</aside><div hidden>in-main hidden</div></main>"
+    "<aside>Related</aside><footer>© me</footer>"
+)
+
+
+def test_chrome_outside_main_is_boilerplate_and_main_is_untouched() -> None:
+    tree = normalize(PAGE)
+    assert texts(tree) == ["Post", "Body", "in-main nav", "in-main aside", "in-main hidden"]
+    assert excluded(tree, "boilerplate") == [  # adjacent exclusions of one reason merge
+        "<header><h1>Site</h1></header><nav><a href=/>Home</a></nav>",
+        "<aside>Related</aside><footer>© me</footer>",
+    ]
+
+
+def test_remove_boilerplate_false_keeps_everything() -> None:
+    tree = normalize(PAGE, remove_boilerplate=False)
+    assert texts(tree)[:3] == ["Site", "Home", "Post"]
+    assert "© me" in texts(tree)
+    assert not excluded(tree, "boilerplate")
+
+
+def test_header_and_footer_need_a_marked_main_content() -> None:
+    source = "<header><h1>Title</h1></header><p>Body</p><footer>Foot</footer><nav>Nav</nav>"
+    tree = normalize(source)
+    assert texts(tree) == ["Title", "Body", "Foot"]
+    assert excluded(tree, "boilerplate") == ["<nav>Nav</nav>"]
+
+
+def test_header_inside_a_section_is_content() -> None:
+    source = (
+        "<main></main><section><header><h2>Part</h2></header><p>x</p></section><header>Top</header>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["Part", "x"]
+    assert excluded(tree, "boilerplate") == ["<header>Top</header>"]
+
+
+@pytest.mark.parametrize(
+    "chrome",
+    [
+        '<div role="navigation">menu</div>',
+        '<div role="banner">banner</div>',
+        '<div role="contentinfo">info</div>',
+        "<div hidden>hid</div>",
+        '<span aria-hidden="true">icon</span>',
+        "<p hidden>para</p>",
+    ],
+)
+def test_roles_and_hidden_elements_outside_main(chrome: str) -> None:
+    tree = normalize(f'<div role="main"><p>Body</p></div>{chrome}<p>After</p>')
+    assert texts(tree) == ["Body", "After"]
+    assert excluded(tree, "boilerplate") == [chrome]
+
+
+def test_hidden_list_item_closed_implicitly_ends_its_exclusion() -> None:
+    tree = normalize("<main></main><ul><li hidden>secret<li>shown</ul>")
+    assert texts(tree) == ["- shown"]
+
+
+@pytest.mark.parametrize(
+    "css", ["headerlink", "copiable-anchor", "x anchorjs-link", "header-anchor"]
+)
+def test_permalink_anchors_are_boilerplate_everywhere(css: str) -> None:
+    anchor = f'<a class="{css}" href="#t">¶</a>'
+    tree = normalize(f"<main><h2>Title{anchor}</h2><dl><dt>term{anchor}<dd>x</dl></main>")
+    assert texts(tree) == ["Title", "term", ": x"]
+    assert excluded(tree, "boilerplate") == [anchor, anchor]
+
+
+def test_main_content_inside_chrome_keeps_that_chrome() -> None:
+    tree = normalize("<nav><main><p>Real</p></main></nav><nav>Menu</nav>")
+    assert texts(tree) == ["Real"]
+    assert excluded(tree, "boilerplate") == ["<nav>Menu</nav>"]
+
+
+def test_a_page_of_only_chrome_keeps_it() -> None:
+    tree = normalize("<nav><a href=/a>A</a> <a href=/b>B</a></nav>")
+    assert texts(tree) == ["A B"]
+    assert tree.diagnostics == ("boilerplate kept: removing it would leave no content",)
+
+
+# -- malformed markup ---------------------------------------------------------------------
+
+SECRET = "zebra"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected", "diagnostic"),
+    [
+        (f"<p><b>{SECRET}<i>x</b>y</i></p>", [f"{SECRET}xy"], "<i> was not closed"),
+        (f"<p>{SECRET}</span></p>", [SECRET], "stray </span> ignored"),
+        (f"<div><p>{SECRET}<ul><li>x</div>y", [SECRET, "- x", "y"], "<ul> was not closed"),
+        (
+            f"<table><tr><td><div>{SECRET}</td></tr></table>",
+            [f"| {SECRET} |"],
+            "<div> was not closed",
+        ),
+        (
+            f"<div>{SECRET}<table><tr><td>x</div></td></table>",
+            [SECRET, "| x |"],
+            "cannot close across",
+        ),
+        (f"<h1>{SECRET}<h2>x</h2>", [SECRET, "x"], "heading inside a heading"),
+        (f"<p>{SECRET}</p><div><span>", [SECRET], "elements not closed at the end of input"),
+    ],
+)
+def test_malformed_markup_is_repaired_with_diagnostics(
+    source: str, expected: list[str], diagnostic: str
+) -> None:
+    tree = normalize(source)
+    assert texts(tree) == expected
+    assert any(diagnostic in message for message in tree.diagnostics), tree.diagnostics
+    assert all(message.startswith("offset ") for message in tree.diagnostics)
+    assert not any(SECRET in message for message in tree.diagnostics)
+
+
+def test_unquoted_attributes_and_self_closing_tags() -> None:
+    tree = normalize("<p class=x id=y>a<br/>b</p><p/>c <img alt=pear src=p.png/>d")
+    assert texts(tree) == ["a\nb", "c peard"]
+
+
+def test_unclosed_comment_runs_to_the_end() -> None:
+    tree = normalize("<p>kept</p><!-- <p>hidden</p>")
+    assert texts(tree) == ["kept"]
+    assert excluded(tree, "comment") == ["<!-- <p>hidden</p>"]
+    assert tree.diagnostics == ("offset 11: comment not closed; the rest is a comment",)
+
+
+def test_unclosed_script_runs_to_the_end() -> None:
+    tree = normalize("<p>kept</p><script>var a = '<p>'; ")
+    assert texts(tree) == ["kept"]
+    assert excluded(tree, "script") == ["<script>var a = '<p>'; "]
+
+
+def test_lone_surrogates_nul_and_mixed_line_ends() -> None:
+    source = "<p>a\ud800b\x00c</p>\r\n<p>x\r\ny\rz\nw</p>\r<pre>1\r\n2\r3</pre>"
+    tree = normalize(source)
+    assert texts(tree) == ["a\ud800b\x00c", "x y z w", "1\r\n2\r3"]
+
+
+def test_lone_angle_brackets_and_ampersands_are_text() -> None:
+    assert texts(normalize("<p>1 < 2 && 3 > 2</p> <")) == ["1 < 2 && 3 > 2", "<"]
+
+
+def test_empty_and_blank_documents() -> None:
+    empty = normalize("")
+    assert [n.kind for n in empty.nodes] == ["document"] and not empty.root.spans
+    blank = normalize(" \n\t")
+    assert not blank.units and [e.reason for e in blank.exclusions] == ["whitespace"]
+    only_markup = normalize("<html><body></body></html>")
+    assert not only_markup.units and [e.reason for e in only_markup.exclusions] == ["markup"]
+
+
+# -- limits -------------------------------------------------------------------------------
+
+
+def test_max_chars_refuses_large_input_naming_the_option() -> None:
+    with pytest.raises(NormalizationError, match=r"max_chars=10\b.*HtmlNormalizer\(max_chars"):
+        normalize("<p>" + "x" * 10 + "</p>", max_chars=10)
+
+
+def test_max_table_cells_refuses_large_tables_naming_the_option() -> None:
+    source = "<table>" + "<tr><td>a<td>b" * 6 + "</table>"
+    assert len(normalize(source, max_table_cells=12).nodes) == 8
+    with pytest.raises(NormalizationError, match=r"max_table_cells=11\b"):
+        normalize(source, max_table_cells=11)
+
+
+def test_deep_nesting_is_flattened_into_one_paragraph() -> None:
+    depth = 100_000
+    tree = normalize("<ul><li>x" * depth)
+    assert max(_depths(tree).values()) <= 100
+    deepest = [n for n in tree.nodes if n.kind == "paragraph"][-1]
+    assert deepest.text.count("x") > depth - 100
+    assert tree.diagnostics[0].endswith("deeper blocks flattened into their container")
+    assert "100000 elements not closed at the end of input" in tree.diagnostics[1]
+
+
+@pytest.mark.parametrize(
+    "opening", ["<blockquote>q", "<div><blockquote><p>q", "<table><tr><td>q", "<dl><dd>q"]
+)
+def test_deep_nesting_of_any_container_ends_in_a_valid_tree(opening: str) -> None:
+    tree = normalize(opening * 30_000, max_depth=20)
+    assert max(_depths(tree).values()) <= 20
+    assert sum(n.text.count("q") for n in tree.nodes) == 30_000
+
+
+def test_a_long_single_line_is_one_paragraph() -> None:
+    words = "word " * 400_000  # 2 MB on one line; the 50 MB run is in bench notes
+    tree = normalize("<p>" + words + "</p>")
+    (paragraph,) = [n for n in tree.nodes if n.kind == "paragraph"]
+    assert len(paragraph.text) == len(words) - 1
+    assert len(paragraph.serialization) == 1
+
+
+def test_a_large_table_within_the_limit() -> None:
+    source = "<table>" + ("<tr>" + "<td>c" * 100) * 200 + "</table>"  # 20,000 cells
+    tree = normalize(source)
+    rows = [n for n in tree.nodes if n.kind == "table_row"]
+    assert len(rows) == 200 and rows[0].text.count("c") == 100
+
+
+def _depths(tree: NormalizedDocument) -> dict[str, int]:
+    depth = {tree.root.node_id: 0}
+    for node in tree.nodes[1:]:
+        depth[node.node_id] = depth[node.parent_id or ""] + 1
+    return depth
