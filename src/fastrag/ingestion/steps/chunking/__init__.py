@@ -1,0 +1,33 @@
+"""Chunking: parsed documents in, embeddable chunks out."""
+
+from fastrag.ingestion.steps.chunking.base import Chunker
+from fastrag.ingestion.steps.chunking.character import CharacterTextSplitter
+from fastrag.ingestion.steps.chunking.heading import HeadingChunker
+from fastrag.ingestion.steps.chunking.recursive import RecursiveCharacterTextSplitter
+from fastrag.ingestion.steps.chunking.router import ChunkerRouter
+from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
+from fastrag.packing.contract import build_embedding_text
+from fastrag.packing.validation import ChunkValidation
+from fastrag.packing.validator import validate_structure_chunks
+from fastrag.tokenization import (
+    HuggingFaceTokenizer,
+    TiktokenTokenizer,
+    Tokenizer,
+    Utf8ByteTokenizer,
+)
+
+__all__ = [
+    "CharacterTextSplitter",
+    "ChunkValidation",
+    "Chunker",
+    "ChunkerRouter",
+    "HeadingChunker",
+    "HuggingFaceTokenizer",
+    "RecursiveCharacterTextSplitter",
+    "StructureAwareChunker",
+    "TiktokenTokenizer",
+    "Tokenizer",
+    "Utf8ByteTokenizer",
+    "build_embedding_text",
+    "validate_structure_chunks",
+]

@@ -1,0 +1,317 @@
+"""A block's display text and the runs that tie every character of it to its source.
+
+A block's units are grouped by the node that owns them. An owner without a
+``serialization`` (text, Markdown, reStructuredText) is shown as its exact source: its
+units and the whitespace between them. An owner with one (HTML) is shown as its readable
+``text``; its map segments become runs. Segments are checked rather than trusted:
+
+* a segment of equal lengths is verbatim only where the characters really are equal
+  (collapsed whitespace keeps the length but not the text): differing characters become
+  small ``RENDERED`` runs, the rest stays ``SOURCE`` and can be cut anywhere;
+* unit source that no segment shows (inline tags inside a paragraph's unit) is absorbed
+  by the neighbouring run, which then renders it — so every retained character is shown
+  by exactly one run, as the contract requires;
+* anything inconsistent (a segment outside the owner's units, overlapping segments)
+  falls back to the source display, which is always correct.
+
+Between owners, whitespace source is copied verbatim (``GAP``); anything else (markup)
+is replaced by an inserted line break.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from enum import IntEnum
+from itertools import groupby
+from typing import Final
+
+from fastrag.normalization.model import CoverageUnit, NormalizedNode
+
+__all__ = ["RETAINED", "Display", "Run", "RunKind", "block_display"]
+
+
+class RunKind(IntEnum):
+    """Where the characters of one display run come from."""
+
+    SOURCE = 0
+    """Retained source, shown verbatim."""
+    RENDERED = 1
+    """Retained source shown differently (an entity decoded, whitespace collapsed)."""
+    GAP = 2
+    """Whitespace-only excluded source between two units, copied verbatim."""
+    INSERTED = 3
+    """Whitespace the display adds (no source)."""
+    LABEL = 4
+    """Non-whitespace the display adds, e.g. an HTML list bullet (no source)."""
+
+
+Run = tuple[int, int, int, int, int]
+"""``(display_start, display_end, source_start, source_end, RunKind)``; -1 sources for
+inserted runs."""
+
+Slot = tuple[int, int, str]
+Display = tuple[str, tuple[Run, ...], tuple[Slot, ...]]
+
+RETAINED: Final = (RunKind.SOURCE, RunKind.RENDERED)
+_SPACE: Final = re.compile(r"\s")
+_TIGHT_KINDS: Final = frozenset({"table", "list"})
+
+
+def block_display(
+    content: str,
+    nodes: Mapping[str, NormalizedNode],
+    serialized: frozenset[str],
+    units: Sequence[CoverageUnit],
+    kind: str,
+) -> Display:
+    """Display text, runs and unit slots of one block's units (in source order).
+
+    ``serialized`` holds the ids of the nodes that carry a serialization map; when no
+    unit of the block is owned by one, the block is shown as its source, in one pass.
+    """
+    first = units[0]
+    joiner = "\n" if kind in _TIGHT_KINDS else "\n\n"
+    if not serialized or not any(unit.node_id in serialized for unit in units):
+        if len(units) == 1:
+            span = first.span
+            length = span.end - span.start
+            return (
+                content[span.start : span.end],
+                ((0, length, span.start, span.end, RunKind.SOURCE),),
+                ((0, length, first.node_id),),
+            )
+        return _verbatim(units, content, joiner)
+    parts: list[str] = []
+    runs: list[Run] = []
+    slots: list[Slot] = []
+    position = 0
+    previous_end = -1
+    for owner_id, grouped in groupby(units, key=lambda unit: unit.node_id):
+        group = list(grouped)
+        node = nodes[owner_id]
+        shown = _serialized(node, group, content) if node.serialization else None
+        text, local_runs, local_slots = shown or _verbatim(group, content, joiner)
+        start = group[0].span.start
+        if previous_end >= 0 and start > previous_end:
+            gap = content[previous_end:start]
+            if gap.isspace():
+                runs.append((position, position + len(gap), previous_end, start, RunKind.GAP))
+            else:
+                gap = joiner
+                runs.append((position, position + len(gap), -1, -1, RunKind.INSERTED))
+            parts.append(gap)
+            position += len(gap)
+        parts.append(text)
+        runs.extend((d0 + position, d1 + position, s0, s1, k) for d0, d1, s0, s1, k in local_runs)
+        slots.extend((d0 + position, d1 + position, owner) for d0, d1, owner in local_slots)
+        position += len(text)
+        previous_end = group[-1].span.end
+    return "".join(parts), tuple(runs), tuple(slots)
+
+
+def _verbatim(units: Sequence[CoverageUnit], content: str, joiner: str) -> Display:
+    """Units joined by the whitespace between them, as the source has them."""
+    parts: list[str] = []
+    runs: list[Run] = []
+    slots: list[Slot] = []
+    position = 0
+    previous_end = -1
+    for unit in units:
+        start, end = unit.span.start, unit.span.end
+        if previous_end >= 0 and start > previous_end:
+            gap = content[previous_end:start]
+            kind = RunKind.GAP if gap.isspace() else RunKind.INSERTED
+            if kind == RunKind.INSERTED:
+                gap = joiner
+            source = (previous_end, start) if kind == RunKind.GAP else (-1, -1)
+            runs.append((position, position + len(gap), *source, kind))
+            parts.append(gap)
+            position += len(gap)
+        text = content[start:end]
+        parts.append(text)
+        runs.append((position, position + len(text), start, end, RunKind.SOURCE))
+        slots.append((position, position + len(text), unit.node_id))
+        position += len(text)
+        previous_end = end
+    return "".join(parts), tuple(runs), tuple(slots)
+
+
+def _serialized(
+    node: NormalizedNode, units: Sequence[CoverageUnit], content: str
+) -> Display | None:
+    """The node's readable text with checked runs; None when its map cannot be trusted."""
+    text = node.text
+    spans = [(unit.span.start, unit.span.end) for unit in units]
+    runs: list[Run] = []
+    position = 0
+    # One unit spanning every segment: verbatim segments need no clipping.
+    single = len(spans) == 1
+    for segment in sorted(node.serialization, key=lambda seg: seg.display_start):
+        d0, d1 = segment.display_start, segment.display_end
+        s0, s1 = segment.source_start, segment.source_end
+        if d0 < position or d1 > len(text) or s0 < spans[0][0] or s1 > spans[-1][1]:
+            return None
+        if d0 > position:
+            runs.append(_inserted(text, position, d0))
+        if single and d1 - d0 == s1 - s0 and text[d0:d1] == content[s0:s1]:
+            runs.append((d0, d1, s0, s1, RunKind.SOURCE))  # the common case, inlined
+        else:
+            runs.extend(_segment_runs(text, content, d0, d1, s0, s1, spans))
+        position = d1
+    if position < len(text):
+        runs.append(_inserted(text, position, len(text)))
+    absorbed = _absorb(runs, spans)
+    if absorbed is None:
+        return None
+    slots: list[Slot] = []
+    retained = sorted((run[2], run[0], run[1]) for run in absorbed if run[4] in RETAINED)
+    cursor = 0
+    for start, end in spans:
+        while cursor < len(retained) and retained[cursor][0] < start:
+            cursor += 1
+        first = cursor
+        while cursor < len(retained) and retained[cursor][0] < end:
+            cursor += 1
+        if first == cursor:
+            return None
+        inside = retained[first:cursor]
+        slots.append((min(d0 for _, d0, _ in inside), max(d1 for _, _, d1 in inside), node.node_id))
+    return text, tuple(absorbed), tuple(slots)
+
+
+def _inserted(text: str, start: int, end: int) -> Run:
+    kind = RunKind.INSERTED if text[start:end].isspace() else RunKind.LABEL
+    return (start, end, -1, -1, kind)
+
+
+def _segment_runs(
+    text: str,
+    content: str,
+    d0: int,
+    d1: int,
+    s0: int,
+    s1: int,
+    spans: Sequence[tuple[int, int]],
+) -> list[Run]:
+    """Runs of one map segment: verbatim where equal, rendered elsewhere, clipped to units."""
+    shown, original = text[d0:d1], content[s0:s1]
+    if len(shown) != len(original):
+        return [_rendered(d0, d1, s0, s1, spans, shown)]
+    if shown == original:
+        return _clip_verbatim(d0, d1, s0, content, spans)
+    # Equal length, different text: collapsed or translated whitespace. Only positions
+    # where either side is whitespace can differ; anything else is not a copy at all.
+    suspects = sorted(
+        {m.start() for m in _SPACE.finditer(shown)} | {m.start() for m in _SPACE.finditer(original)}
+    )
+    differing = [index for index in suspects if shown[index] != original[index]]
+    runs: list[Run] = []
+    cursor = 0
+    for index, group in groupby(enumerate(differing), key=lambda pair: pair[1] - pair[0]):
+        del index
+        members = [position for _, position in group]
+        first, last = members[0], members[-1] + 1
+        if first > cursor:
+            if shown[cursor:first] != original[cursor:first]:
+                return [_rendered(d0, d1, s0, s1, spans, shown)]
+            runs.extend(_clip_verbatim(d0 + cursor, d0 + first, s0 + cursor, content, spans))
+        runs.append(_rendered(d0 + first, d0 + last, s0 + first, s0 + last, spans, shown))
+        cursor = last
+    if cursor < len(shown):
+        if shown[cursor:] != original[cursor:]:
+            return [_rendered(d0, d1, s0, s1, spans, shown)]
+        runs.extend(_clip_verbatim(d0 + cursor, d1, s0 + cursor, content, spans))
+    return runs
+
+
+def _rendered(
+    d0: int, d1: int, s0: int, s1: int, spans: Sequence[tuple[int, int]], shown: str
+) -> Run:
+    """A rendered run whose source is clipped to the first unit it touches."""
+    for start, end in spans:
+        if start < s1 and s0 < end:
+            return (d0, d1, max(s0, start), min(s1, end), RunKind.RENDERED)
+    del shown
+    return (d0, d1, -1, -1, RunKind.LABEL)
+
+
+def _clip_verbatim(
+    d0: int, d1: int, s0: int, content: str, spans: Sequence[tuple[int, int]]
+) -> list[Run]:
+    """A verbatim range cut into retained pieces and (whitespace or shown) excluded ones."""
+    runs: list[Run] = []
+    s1 = s0 + (d1 - d0)
+    position = s0
+    for start, end in spans:
+        if end <= position or start >= s1:
+            continue
+        if start > position:
+            runs.append(_outside(d0 + position - s0, d0 + start - s0, position, start, content))
+        low, high = max(position, start), min(s1, end)
+        runs.append((d0 + low - s0, d0 + high - s0, low, high, RunKind.SOURCE))
+        position = high
+    if position < s1:
+        runs.append(_outside(d0 + position - s0, d1, position, s1, content))
+    return runs
+
+
+def _outside(d0: int, d1: int, s0: int, s1: int, content: str) -> Run:
+    if content[s0:s1].isspace():
+        return (d0, d1, s0, s1, RunKind.GAP)
+    return (d0, d1, -1, -1, RunKind.LABEL)
+
+
+def _absorb(runs: list[Run], spans: Sequence[tuple[int, int]]) -> list[Run] | None:
+    """Give unit source no run shows (inline tags …) to a neighbouring run to render.
+
+    A hole goes to the retained run that ends where it starts, else to the one that
+    starts where it ends; a verbatim run gives up one character to a rendered run that
+    takes the hole. Two linear passes; None when a hole has no neighbour.
+    """
+    shown = sorted((run[2], run[3]) for run in runs if run[4] in RETAINED)
+    holes: dict[int, int] = {}
+    cursor = 0
+    for start, end in spans:
+        position = start
+        while cursor < len(shown) and shown[cursor][1] <= position:
+            cursor += 1
+        probe = cursor
+        while probe < len(shown) and shown[probe][0] < end:
+            low, high = shown[probe]
+            if low > position:
+                holes[position] = low
+            position = max(position, high)
+            probe += 1
+        if position < end:
+            holes[position] = end
+    if not holes:
+        return runs
+    after: list[Run] = []
+    for run in runs:
+        d0, d1, s0, s1, kind = run
+        hole_end = holes.pop(s1) if kind in RETAINED and s1 in holes else None
+        if hole_end is None:
+            after.append(run)
+        elif kind == RunKind.RENDERED:
+            after.append((d0, d1, s0, hole_end, kind))
+        else:
+            if d1 - 1 > d0:
+                after.append((d0, d1 - 1, s0, s1 - 1, kind))
+            after.append((d1 - 1, d1, s1 - 1, hole_end, RunKind.RENDERED))
+    if not holes:
+        return after
+    ends = {high: low for low, high in holes.items()}
+    before: list[Run] = []
+    for run in after:
+        d0, d1, s0, s1, kind = run
+        hole_start = ends.pop(s0) if kind in RETAINED and s0 in ends else None
+        if hole_start is None:
+            before.append(run)
+        elif kind == RunKind.RENDERED:
+            before.append((d0, d1, hole_start, s1, kind))
+        else:
+            before.append((d0, d0 + 1, hole_start, s0 + 1, RunKind.RENDERED))
+            if d1 > d0 + 1:
+                before.append((d0 + 1, d1, s0 + 1, s1, kind))
+    return None if ends else before

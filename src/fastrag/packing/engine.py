@@ -1,0 +1,81 @@
+"""``pack``: the packing engine's one entry point, a pure function of its inputs.
+
+``(NormalizedDocument, Tokenizer, PackingConfig) -> ((content, metadata), …)``: no I/O,
+no cache, no async, no logging of text. The stages, each in its own module:
+
+1. ``leaves.build_layout`` — blocks in source order with display runs and lineage;
+2. ``costs.Costs`` — every block counted once, batched; joins, prefixes, contexts;
+3. ``planner.Planner`` — sections kept whole when they fit, else packed toward the
+   target (``merge``), oversized blocks cut by their splitter (``refine``, ``split/``);
+4. ``finish.Finisher`` — each chunk rendered (``render``), overlap added (``overlap``),
+   counted exactly once on its complete embedding text, repaired if over budget.
+
+``engine_identity`` names everything that determines the output — the engine version,
+the configuration, the tokenizer and the normalizer — and is stored in every chunk, so
+chunk ids and caches change whenever any of them does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from fastrag.normalization.model import NormalizedDocument
+from fastrag.packing.config import PackingConfig
+from fastrag.packing.costs import Costs
+from fastrag.packing.finish import Finisher
+from fastrag.packing.leaves import build_layout
+from fastrag.packing.planner import Planner
+from fastrag.packing.refine import Refiner
+from fastrag.packing.render import Renderer
+from fastrag.tokenization.protocol import Tokenizer
+
+__all__ = ["ENGINE_VERSION", "Piece", "engine_identity", "pack"]
+
+ENGINE_VERSION: Final = "fastrag-packing:1"
+"""Bump whenever the engine's output for the same inputs changes."""
+
+Piece = tuple[str, Mapping[str, Any]]
+
+
+def engine_identity(config: PackingConfig, tokenizer: Tokenizer, normalizer_identity: str) -> str:
+    """A sha256 naming the engine version, configuration, tokenizer and normalizer."""
+    payload = {
+        "engine": ENGINE_VERSION,
+        "config": config.identity(),
+        "tokenizer": tokenizer.identity,
+        "normalizer": normalizer_identity,
+    }
+    encoded = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+
+def pack(
+    normalized: NormalizedDocument,
+    tokenizer: Tokenizer,
+    config: PackingConfig,
+    *,
+    normalizer_identity: str | None = None,
+) -> tuple[Piece, ...]:
+    """Pack one normalized document into structural chunks, in source order.
+
+    Every chunk's complete embedding text (``build_embedding_text``) counts at most
+    ``config.max_tokens`` under ``tokenizer`` unless it carries ``overflow=True``
+    (``preserve_and_flag`` only); the chunks' retained intervals partition the
+    document's coverage units exactly once. ``normalizer_identity`` (default: the
+    tree's format name) enters ``engine_identity``. Raises ``ChunkingError`` when
+    ``split_with_context`` cannot make some content fit.
+    """
+    layout = build_layout(normalized, config)
+    if not layout.blocks:
+        return ()
+    identity = engine_identity(
+        config, tokenizer, normalized.format if normalizer_identity is None else normalizer_identity
+    )
+    costs = Costs(layout, tokenizer, config)
+    refiner = Refiner(costs)
+    plans = Planner(costs, refiner).plan()
+    finisher = Finisher(costs, refiner, Renderer(costs, identity))
+    return tuple(finisher.finish(plans))

@@ -1,0 +1,179 @@
+"""Exactness: count every final chunk once, repair the ones over budget.
+
+Plans were made on sums, which need not be exact (counts are not additive; a custom
+tokenizer may be arbitrary). Each planned chunk is rendered and its complete embedding
+text counted exactly once. The rare chunk over ``max_tokens`` is repaired alone: the
+longest prefix of its atoms that fits is found by bisection on exact counts (each probe
+a chunk-sized text, O(log n) probes), emitted, and the rest is handled the same way. An
+atom that cannot fit even alone — with its heading path, table header or code fence —
+is refined one level further with a smaller budget; every refinement cuts an atom into
+strictly smaller ranges, so the loop ends. When nothing is left to cut, the policy
+decides: ``split_with_context`` raises ``ChunkingError`` naming the node and the
+numbers, ``preserve_and_flag`` emits the piece with ``overflow=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from fastrag.exceptions import ChunkingError
+from fastrag.packing.contract import STRUCTURE_VERSION, build_embedding_text, embedding_prefix
+from fastrag.packing.costs import Costs
+from fastrag.packing.merge import SPLIT, Plan, plan_of
+from fastrag.packing.overlap import find_overlap
+from fastrag.packing.refine import Atom, Budget, Refiner
+from fastrag.packing.render import Overlap, Renderer
+
+__all__ = ["Chunk", "Finisher"]
+
+Chunk = tuple[str, MappingProxyType[str, Any]]
+
+_Rendered = tuple[str, dict[str, Any], int]
+
+
+class Finisher:
+    """Renders, counts and (if needed) repairs the planned chunks of one document."""
+
+    __slots__ = ("costs", "refiner", "renderer")
+
+    def __init__(self, costs: Costs, refiner: Refiner, renderer: Renderer) -> None:
+        self.costs = costs
+        self.refiner = refiner
+        self.renderer = renderer
+
+    def finish(self, plans: Sequence[Plan]) -> Iterator[Chunk]:
+        previous: Sequence[Atom] = ()
+        for plan in plans:
+            for atoms, (content, metadata, count), overflow in self._emit(plan, previous):
+                metadata["embedding_token_count"] = count
+                metadata["overflow"] = overflow
+                yield content, MappingProxyType(metadata)
+                previous = atoms
+
+    def _render(
+        self,
+        atoms: Sequence[Atom],
+        kind: str,
+        overlap: Overlap | None,
+        estimate: int | None = None,
+    ) -> _Rendered:
+        first = atoms[0]
+        if estimate is None:
+            estimate = plan_of(self.costs, atoms, kind).total
+        optional = self.costs.include_optional(estimate, first.block, first.start)
+        content, metadata = self.renderer.render(atoms, kind, optional=optional, overlap=overlap)
+        count = self.costs.count(build_embedding_text(content, metadata))
+        return content, metadata, count
+
+    def _emit(
+        self, plan: Plan, previous: Sequence[Atom]
+    ) -> Iterator[tuple[Sequence[Atom], _Rendered, bool]]:
+        limit = self.costs.config.max_tokens
+        atoms = plan.atoms
+        overlap = find_overlap(self.costs, previous, atoms) if previous else None
+        if overlap is not None:
+            rendered = self._render(atoms, plan.kind, overlap, plan.total)
+            if rendered[2] <= limit:
+                yield atoms, rendered, False
+                return
+        rendered = self._render(atoms, plan.kind, None, plan.total)
+        if rendered[2] <= limit:
+            yield atoms, rendered, False
+            return
+        yield from self._repair(list(atoms), rendered)
+
+    def _attached(self, atom: Atom) -> bool:
+        block = self.costs.layout.blocks[atom.block]
+        return block.behaviour.attach_forward and atom.end == len(block.text)
+
+    def _repair(
+        self, atoms: list[Atom], failed: _Rendered
+    ) -> Iterator[tuple[Sequence[Atom], _Rendered, bool]]:
+        """Emit ``atoms`` as the fewest prefix chunks that each fit; see the module doc."""
+        limit = self.costs.config.max_tokens
+        first = 0
+        whole_failed: _Rendered | None = failed
+        while first < len(atoms):
+            if whole_failed is None:
+                rendered = self._render(atoms[first:], SPLIT, None)
+                if rendered[2] <= limit:
+                    yield atoms[first:], rendered, False
+                    return
+            whole_failed = None
+            stop = first + 1
+            while stop < len(atoms) and self._attached(atoms[stop - 1]):
+                stop += 1
+            smallest = self._render(atoms[first:stop], SPLIT, None)
+            if smallest[2] > limit:
+                refined = self._shrink(atoms[stop - 1], smallest[2])
+                if refined is not None:
+                    atoms[stop - 1 : stop] = refined
+                    continue
+                if stop - first > 1:  # headings whose first body piece cannot join them
+                    alone = self._render(atoms[first : stop - 1], SPLIT, None)
+                    if alone[2] <= limit:
+                        yield atoms[first : stop - 1], alone, False
+                        first = stop - 1
+                        continue
+                self._unfixable(atoms[stop - 1], smallest[2])
+                yield atoms[first:stop], smallest, True
+                first = stop
+                continue
+            good, good_end, bad_end = smallest, stop, len(atoms)
+            while bad_end - good_end > 1:
+                middle = (good_end + bad_end) // 2
+                probe = self._render(atoms[first:middle], SPLIT, None)
+                if probe[2] <= limit:
+                    good, good_end = probe, middle
+                else:
+                    bad_end = middle
+            end = good_end
+            while end > stop and self._attached(atoms[end - 1]):
+                end -= 1
+            if end != good_end:
+                shorter = self._render(atoms[first:end], SPLIT, None)
+                if shorter[2] <= limit:
+                    good, good_end = shorter, end
+            yield atoms[first:good_end], good, False
+            first = good_end
+
+    def _shrink(self, atom: Atom, counted: int) -> list[Atom] | None:
+        """Cut ``atom`` smaller than it is, in proportion to how far over budget it was."""
+        limit = self.costs.config.max_tokens
+        budget = max(1, min(atom.cost - 1, atom.cost * limit // max(counted, 1) - 1))
+        refined = self.refiner.refine(atom, Budget(fixed=budget))
+        if len(refined) < 2:
+            return None
+        return refined
+
+    def _unfixable(self, atom: Atom, counted: int) -> None:
+        """Nothing is left to cut: flag the piece, or raise naming it."""
+        costs = self.costs
+        if costs.config.flag_overflow:
+            return
+        block = costs.layout.blocks[atom.block]
+        lineage = costs.layout.sections[block.section]
+        prefix = embedding_prefix(
+            {
+                "structure_version": STRUCTURE_VERSION,
+                "embed_heading_path": costs.config.include_heading_path_in_embedding,
+                "heading_ids": lineage.heading_ids,
+                "heading_path": lineage.titles,
+                "displayed_heading_ids": (),
+            }
+        )
+        context = costs.context_cost(
+            atom.block, costs.contexts(atom.block, atom.start, optional=False)
+        )
+        raise ChunkingError(
+            f"document {costs.layout.normalized.document.id!r}: node {block.node_id!r} "
+            f"({block.kind}) cannot be packed within max_tokens={costs.config.max_tokens}: "
+            f"its smallest piece [{atom.start}, {atom.end}) of the node's display counts "
+            f"{counted} tokens with its mandatory context (heading-path prefix "
+            f"{costs.count(prefix) if prefix else 0} tokens, repeated structure ~{context} "
+            f"tokens) and cannot be cut further; raise max_tokens, set "
+            f"include_heading_path_in_embedding=False, or use "
+            f"oversized_block_policy='preserve_and_flag' to keep it whole and flagged"
+        )

@@ -1,0 +1,197 @@
+"""Greedy packing of atoms toward the target, and merging of small sibling chunks.
+
+``pack_atoms`` is the whole packing algorithm for one run of atoms, in the manner of
+semchunk: prefix sums of the atoms' costs (plus the joins between blocks), ``bisect`` to
+find how far a chunk starting at atom ``i`` may reach under the target and under the
+maximum, then one short scan of the admissible ends for the *strongest* boundary — a
+block boundary beats a row boundary beats a sentence boundary — preferring the later
+end among equals. A chunk passes the target, never the maximum, only to reach
+``min_preferred_tokens``. A heading never ends a chunk when its body follows (the
+boundary after it is ``NEVER``), and a blank atom never starts one.
+
+``merge_plans`` then joins adjacent chunks across section boundaries while their sum
+stays within the target (or within the maximum, when one of them is below the
+preferred minimum): small sibling sections travel together.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, pairwise
+from typing import Final
+
+from fastrag.packing.blocks import Strength
+from fastrag.packing.costs import Costs
+from fastrag.packing.refine import Atom
+
+__all__ = ["MERGED", "SECTION", "SPLIT", "Plan", "merge_plans", "pack_atoms", "plan_of"]
+
+SECTION: Final = "section"
+MERGED: Final = "merged"
+SPLIT: Final = "split"
+
+_END: Final = int(Strength.SECTION) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A planned chunk: its atoms in order and its estimated cost in three parts."""
+
+    atoms: tuple[Atom, ...]
+    kind: str
+    start: int
+    """Prefix, leading context and overlap reserve."""
+    body: int
+    """The atoms and the joins between their blocks."""
+    end: int
+    """Trailing context (a closing code fence)."""
+    mergeable: bool = False
+    """Starts at a section boundary, so it may merge with the chunk before it."""
+
+    @property
+    def total(self) -> int:
+        return self.start + self.body + self.end
+
+
+def _join(costs: Costs, previous: Atom, atom: Atom) -> int:
+    return costs.joins[atom.block] if atom.block != previous.block else 0
+
+
+def plan_of(costs: Costs, atoms: Sequence[Atom], kind: str) -> Plan:
+    """A plan of ``atoms`` with its costs computed from scratch."""
+    first, last = atoms[0], atoms[-1]
+    body = first.cost + sum(
+        atom.cost + _join(costs, previous, atom) for previous, atom in pairwise(atoms)
+    )
+    return Plan(
+        tuple(atoms),
+        kind,
+        costs.start(first.block, first.start, first.end),
+        body,
+        costs.end(last.block, last.end),
+    )
+
+
+def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
+    """Pack ``atoms`` (one section's run) into plans; see the module docstring."""
+    count = len(atoms)
+    if not count:
+        return []
+    blocks = costs.layout.blocks
+    joins = [0] + [_join(costs, atoms[m - 1], atoms[m]) for m in range(1, count)]
+    sums = [0, *accumulate(atom.cost + join for atom, join in zip(atoms, joins, strict=True))]
+    blank = [
+        atom.start == 0 and atom.end == len(blocks[atom.block].text) and blocks[atom.block].blank
+        for atom in atoms
+    ]
+
+    def strength(first: int, end: int) -> int:
+        if end >= count:
+            return _END
+        before, after = atoms[end - 1], atoms[end]
+        block = blocks[before.block]
+        if block.behaviour.attach_forward and before.end == len(block.text):
+            return Strength.NEVER
+        if blank[end] or all(blank[first:end]):
+            return Strength.NEVER
+        return after.strength
+
+    def trailing(end: int) -> int:
+        if end >= count or atoms[end].block != atoms[end - 1].block:
+            return 0
+        return costs.end(atoms[end - 1].block, atoms[end - 1].end)
+
+    plans: list[Plan] = []
+    first = 0
+    while first < count:
+        atom = atoms[first]
+        start = costs.start(atom.block, atom.start, atom.end)
+        base = sums[first] + joins[first]
+        hard = costs.hard - start
+        reach_max = bisect_right(sums, base + hard, first + 1) - 1
+        if reach_max <= first:
+            reach_max = first + 1  # an atom that cannot fit alone travels alone
+            best = first + 1
+        else:
+            soft = bisect_right(sums, base + costs.target - start, first + 1) - 1
+            soft = min(max(soft, first + 1), reach_max)
+            need = base + costs.min_preferred - start
+            reach = bisect_left(sums, need, first + 1)
+            if sums[soft] < need:
+                low = high = min(max(reach, soft), reach_max)
+            else:
+                low, high = max(reach, first + 1), soft
+            best = _choose(first, low, high, reach_max, sums, base, hard, strength, trailing)
+        chosen = atoms[first:best]
+        body = sums[best] - base
+        plans.append(Plan(tuple(chosen), kind, start, body, trailing(best)))
+        first = best
+    return plans
+
+
+def _choose(
+    first: int,
+    low: int,
+    high: int,
+    reach_max: int,
+    sums: list[int],
+    base: int,
+    hard: int,
+    strength: Callable[[int, int], int],
+    trailing: Callable[[int], int],
+) -> int:
+    """The end in ``[low, high]`` with the strongest boundary (latest among equals)."""
+    best, best_strength = -1, Strength.NEVER - 1
+    for end in range(high, low - 1, -1):
+        if sums[end] - base + trailing(end) > hard:
+            continue
+        value = strength(first, end)
+        if value > best_strength:
+            best, best_strength = end, value
+    if best_strength > Strength.NEVER:
+        return best
+    # Everything admissible ends after a heading: look further, up to the maximum.
+    fallback = -1
+    for end in range(reach_max, first, -1):
+        if sums[end] - base + trailing(end) > hard:
+            continue
+        if strength(first, end) > Strength.NEVER:
+            return end
+        if fallback < 0:
+            fallback = end
+    return fallback if fallback > 0 else max(best, first + 1)
+
+
+def merge_plans(costs: Costs, plans: list[Plan]) -> list[Plan]:
+    """Join adjacent plans across section boundaries while the sum stays small."""
+    if len(plans) < 2:
+        return plans
+    merged: list[Plan] = [plans[0]]
+    for plan in plans[1:]:
+        previous = merged[-1]
+        if plan.mergeable and _fits_together(costs, previous, plan):
+            join = costs.joins[plan.atoms[0].block]
+            merged[-1] = Plan(
+                previous.atoms + plan.atoms,
+                MERGED,
+                previous.start,
+                previous.body + join + plan.body,
+                plan.end,
+                previous.mergeable,
+            )
+        else:
+            merged.append(plan)
+    return merged
+
+
+def _fits_together(costs: Costs, previous: Plan, plan: Plan) -> bool:
+    if previous.end:  # ends inside a block: never merged across
+        return False
+    total = previous.start + previous.body + costs.joins[plan.atoms[0].block] + plan.body
+    total += plan.end
+    if total <= costs.target:
+        return True
+    small = min(previous.total, plan.total) < costs.min_preferred
+    return small and total <= costs.hard

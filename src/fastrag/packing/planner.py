@@ -1,0 +1,192 @@
+"""Planning: which blocks (or pieces of blocks) go together, section by section.
+
+The section tree is walked top-down. A section (heading, body and subsections) whose
+estimated cost fits ``max_tokens`` becomes one chunk. Otherwise its direct blocks are
+packed toward the target (``merge.pack_atoms``; oversized blocks are first refined by
+their splitter), each subsection is planned the same way, and small adjacent results
+are merged (``merge.merge_plans``) — never across top-level sections unless
+``allow_cross_top_level_merge``. A section holding nothing but its heading hands the
+heading on to what follows, so headings are never stranded at the end of a chunk; a
+heading-only tail with nothing after it joins the previous chunk when it fits.
+
+With ``preserve_heading_hierarchy=False`` each top-level section is packed as one flat
+run of blocks instead (subsection starts are still preferred boundaries). A document of
+nothing but headings plans no chunk at all (``hierarchy_only``, see the validator).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from fastrag.packing.blocks import Strength
+from fastrag.packing.costs import Costs
+from fastrag.packing.merge import MERGED, SECTION, SPLIT, Plan, merge_plans, pack_atoms, plan_of
+from fastrag.packing.refine import Atom, Budget, Refiner, whole_atom
+
+__all__ = ["Planner"]
+
+
+class Planner:
+    """Plans the chunks of one document from its layout and costs."""
+
+    __slots__ = ("costs", "refiner")
+
+    def __init__(self, costs: Costs, refiner: Refiner) -> None:
+        self.costs = costs
+        self.refiner = refiner
+
+    def plan(self) -> list[Plan]:
+        blocks = self.costs.layout.blocks
+        if all(block.kind == "heading" or block.blank for block in blocks):
+            return []  # empty, headings only, or whitespace only: no body to embed
+        plans, leftover = self._section(0, 0, len(blocks), ())
+        plans = self._settle(plans, leftover) if leftover else plans
+        return self._without_blank(plans)
+
+    def _without_blank(self, plans: list[Plan]) -> list[Plan]:
+        """Join every plan that shows no text to its neighbour (it would vanish alone)."""
+        blocks = self.costs.layout.blocks
+
+        def shows(plan: Plan) -> bool:
+            return any(
+                not blocks[atom.block].blank
+                and self.costs.site(atom.block).shows_text(atom.start, atom.end)
+                for atom in plan.atoms
+            )
+
+        kept: list[Plan] = []
+        waiting: list[Atom] = []
+        for plan in plans:
+            if not shows(plan):
+                if kept:
+                    last = kept[-1]
+                    kept[-1] = plan_of(self.costs, [*last.atoms, *plan.atoms], MERGED)
+                else:
+                    waiting.extend(plan.atoms)
+                continue
+            if waiting:
+                plan = plan_of(self.costs, [*waiting, *plan.atoms], MERGED)
+                waiting = []
+            kept.append(plan)
+        return kept
+
+    def _child(self, section: int, block: int) -> int | None:
+        """The child section of ``section`` that holds ``block`` (None: a direct block)."""
+        layout = self.costs.layout
+        depth = layout.sections[section].depth
+        chain = layout.sections[layout.blocks[block].section].chain
+        if len(chain) > depth + 1 and chain[depth] == section:
+            return chain[depth + 1]
+        return None
+
+    def _section(
+        self, section: int, first: int, end: int, lead: tuple[int, ...]
+    ) -> tuple[list[Plan], tuple[int, ...]]:
+        """Plans for blocks ``[first, end)`` of ``section``, and headings left over."""
+        if first >= end:
+            return [], lead
+        costs, config = self.costs, self.costs.config
+        blocks = costs.layout.blocks
+        begin = lead[0] if lead else first
+        crossing = config.allow_cross_top_level_merge
+        if section != 0 or crossing:
+            if config.preserve_heading_hierarchy and self._fits(begin, end):
+                atoms = [whole_atom(costs, b, Strength.BLOCK) for b in range(begin, end)]
+                return [plan_of(costs, atoms, SECTION)], ()
+            if section != 0 and not config.preserve_heading_hierarchy:
+                return self._blocks(range(begin, end), single=SPLIT), ()
+        plans: list[Plan] = []
+        pending = lead
+        position = first
+        while position < end:
+            child = self._child(section, position)
+            if child is not None:
+                child_end = max(min(self.costs.layout.ranges[child][1], end), position + 1)
+                made, pending = self._section(child, position, child_end, pending)
+                position = child_end
+            else:
+                stop = position + 1
+                while stop < end and self._child(section, stop) is None:
+                    stop += 1
+                run = (*pending, *range(position, stop))
+                position = stop
+                if stop < end and all(blocks[b].behaviour.attach_forward for b in run):
+                    pending = run  # a heading with no body before its subsections
+                    continue
+                made = self._blocks(run, single=SECTION if section == 0 else SPLIT)
+                pending = ()
+            if made:
+                made[0] = replace(made[0], mergeable=True)
+                plans.extend(made)
+        top_level = costs.layout.sections[section].depth <= 1
+        if pending and (section == 0 or (top_level and not crossing)):
+            plans, pending = self._settle(plans, pending), ()
+        if config.merge_small_sections and (section != 0 or crossing):
+            plans = merge_plans(costs, plans)
+        return plans, pending
+
+    def _fits(self, begin: int, end: int) -> bool:
+        costs = self.costs
+        text = costs.layout.blocks[begin].text
+        return costs.start(begin, 0, len(text)) + costs.range_cost(begin, end) <= costs.hard
+
+    def _blocks(self, run: Sequence[int], *, single: str) -> list[Plan]:
+        """Pack a run of consecutive blocks, refining the ones too large to travel whole."""
+        costs = self.costs
+        blocks = costs.layout.blocks
+        atoms: list[Atom] = []
+        previous_section = -1
+        for block in run:
+            section = blocks[block].section
+            strength = Strength.SECTION if atoms and section != previous_section else Strength.BLOCK
+            previous_section = section
+            atom = whole_atom(costs, block, strength)
+            if atom.cost + costs.start(block, atom.start, atom.end) > costs.hard:
+                atoms.extend(self.refiner.refine(atom))
+            else:
+                atoms.append(atom)
+        plans = pack_atoms(costs, self._attach(atoms), SPLIT)
+        if len(plans) == 1 and single != SPLIT:
+            plans[0] = replace(plans[0], kind=single)
+        return plans
+
+    def _attached(self, atom: Atom) -> bool:
+        block = self.costs.layout.blocks[atom.block]
+        return block.behaviour.attach_forward and atom.end == len(block.text)
+
+    def _attach(self, atoms: list[Atom]) -> list[Atom]:
+        """Refine the first body atom after headings so that headings and it fit together."""
+        costs = self.costs
+        result: list[Atom] = []
+        index = 0
+        while index < len(atoms):
+            if not self._attached(atoms[index]):
+                result.append(atoms[index])
+                index += 1
+                continue
+            stop = index
+            while stop < len(atoms) and self._attached(atoms[stop]):
+                stop += 1
+            result.extend(atoms[index:stop])
+            if stop < len(atoms):
+                head = plan_of(costs, atoms[index : stop + 1], SPLIT)
+                body = atoms[stop]
+                if head.total > costs.hard:
+                    alone = costs.start(body.block, body.start, body.end)
+                    alone += costs.end(body.block, body.end)
+                    extra = head.total - body.cost - alone
+                    result.extend(self.refiner.refine(body, Budget(extra=max(extra, 0))))
+                    stop += 1
+            index = stop
+        return result
+
+    def _settle(self, plans: list[Plan], leftover: tuple[int, ...]) -> list[Plan]:
+        """Trailing headings with nothing after them: join the last chunk, or stand alone."""
+        costs = self.costs
+        tail = [whole_atom(costs, block, Strength.BLOCK) for block in leftover]
+        if plans and plans[-1].atoms[-1].block + 1 == leftover[0]:
+            joined = plan_of(costs, [*plans[-1].atoms, *tail], plans[-1].kind)
+            if joined.total <= costs.hard:
+                return [*plans[:-1], replace(joined, mergeable=plans[-1].mergeable)]
+        return [*plans, plan_of(costs, tail, SECTION)]

@@ -1,0 +1,195 @@
+"""Where one block may be cut: the shared ground every splitter stands on.
+
+Cuts *between* units (rows, items, the paragraphs of a block quote) fall in the excluded
+gap after a unit and need nothing from the tokenizer. Cuts *inside* a unit (sentences,
+lines, words, characters) must land on an offset the tokenizer's ``boundaries`` allows
+and inside verbatim source: never inside a code point, never inside a rendered run such
+as a decoded HTML entity. ``CutSite.snap`` picks such an offset in a candidate range (the
+whitespace between two sentences, say), preferring the largest, so whitespace trails the
+piece it ends. The tokenizer's boundaries are computed once per block, and only for
+blocks that are actually cut inside a unit.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from fastrag.normalization.model import NormalizedDocument
+from fastrag.packing.blocks import Strength
+from fastrag.packing.leaves import RETAINED, Block, RunKind
+
+__all__ = [
+    "WHITESPACE",
+    "ContextRange",
+    "CutSite",
+    "inside_unit_levels",
+    "ranges_of",
+]
+
+WHITESPACE: Final = re.compile(r"\s+")
+_MARGIN: Final = 32
+"""Characters of context on each side when asking the tokenizer for boundaries."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRange:
+    """A display range of the block repeated before (or after) a chunk that cuts it.
+
+    ``kind`` is a contract context kind (``table_header``, ``list_parent``,
+    ``code_fence``); ``mandatory`` context must fit (the table header, a code fence) or
+    the policy decides; optional context (list parents) is dropped when it does not.
+    """
+
+    start: int
+    end: int
+    kind: str
+    mandatory: bool
+
+
+class CutSite:
+    """One block with lazily computed tokenizer boundaries and verbatim-run checks."""
+
+    __slots__ = (
+        "_boundaries",
+        "_opaque",
+        "_opaque_starts",
+        "_retained",
+        "_retained_starts",
+        "block",
+        "normalized",
+    )
+
+    def __init__(
+        self,
+        block: Block,
+        normalized: NormalizedDocument,
+        boundaries: Callable[[str], Sequence[int]],
+    ) -> None:
+        self.block = block
+        self.normalized = normalized
+        self._boundaries = boundaries
+        # Display ranges that are not verbatim source: no cut strictly inside them.
+        self._opaque: tuple[tuple[int, int], ...] = tuple(
+            (run[0], run[1])
+            for run in block.runs
+            if run[4] not in (RunKind.SOURCE, RunKind.GAP) and run[1] - run[0] > 1
+        )
+        self._opaque_starts = [start for start, _ in self._opaque]
+        self._retained = [(run[0], run[1]) for run in block.runs if run[4] in RETAINED]
+        self._retained_starts = [start for start, _ in self._retained]
+
+    @property
+    def text(self) -> str:
+        return self.block.text
+
+    def shows_text(self, start: int, end: int) -> bool:
+        """Whether display ``[start, end)`` shows some non-whitespace retained source."""
+        text = self.block.text
+        position = max(bisect_right(self._retained_starts, start) - 1, 0)
+        while position < len(self._retained):
+            low, high = self._retained[position]
+            if low >= end:
+                return False
+            if high > start and text[max(low, start) : min(high, end)].strip():
+                return True
+            position += 1
+        return False
+
+    def _opaque_at(self, offset: int) -> bool:
+        position = bisect_left(self._opaque_starts, offset) - 1
+        return position >= 0 and self._opaque[position][1] > offset
+
+    def _window(self, low: int, high: int) -> tuple[int, list[int]]:
+        """The tokenizer's boundaries of a window around ``[low, high]``, as block offsets.
+
+        A window's own ends are boundaries of the window only; they are kept just where
+        the window ends with the block. Cutting is local to the pre-tokenizer's pieces,
+        so a margin on each side is enough to judge offsets inside.
+        """
+        text = self.block.text
+        start, end = max(low - _MARGIN, 0), min(high + _MARGIN, len(text))
+        offsets = [start + offset for offset in self._boundaries(text[start:end])]
+        return start, [
+            offset
+            for offset in offsets
+            if (offset > start or start == 0) and (offset < end or end == len(text))
+        ]
+
+    def snap(self, low: int, high: int) -> int | None:
+        """The largest allowed offset in ``[low, high]`` that is not inside a rendered run."""
+        if high < low:
+            return None
+        _, offsets = self._window(low, high)
+        for offset in reversed(offsets):
+            if offset > high:
+                continue
+            if offset < low:
+                break
+            if not self._opaque or not self._opaque_at(offset):
+                return offset
+        return None
+
+    def next_boundary(self, offset: int, limit: int) -> int | None:
+        """The smallest allowed offset in ``(offset, limit)``, searched window by window."""
+        low = offset + 1
+        while low < limit:
+            high = min(low + 4 * _MARGIN, limit - 1)
+            _, offsets = self._window(low, high)
+            for candidate in offsets:
+                if low <= candidate <= high and (
+                    not self._opaque or not self._opaque_at(candidate)
+                ):
+                    return candidate
+            low = high + 1
+        return None
+
+    def slot_index(self, offset: int) -> int:
+        """Index of the unit slot that holds (or follows) display ``offset``."""
+        slots = self.block.slots
+        low, high = 0, len(slots)
+        while low < high:
+            middle = (low + high) // 2
+            if slots[middle][1] <= offset:
+                low = middle + 1
+            else:
+                high = middle
+        return min(low, len(slots) - 1)
+
+    def slot_starts(self, start: int, end: int) -> Iterator[tuple[int, int]]:
+        """``(slot index, cut offset)`` for each unit slot beginning inside ``(start, end)``.
+
+        The cut lies at the end of the previous slot, so the gap between them travels
+        with the piece it precedes (and is trimmed when that piece starts a chunk).
+        """
+        slots = self.block.slots
+        for index in range(max(1, self.slot_index(start)), len(slots)):
+            cut = slots[index - 1][1]
+            if cut >= end:
+                break
+            if cut > start:
+                yield index, cut
+
+
+def ranges_of(
+    pattern: re.Pattern[str], text: str, start: int, end: int, *, group: int = 0
+) -> list[tuple[int, int]]:
+    """``(low, high)`` of each match's ``group`` strictly inside ``(start, end)``."""
+    found: list[tuple[int, int]] = []
+    for match in pattern.finditer(text, start, min(end + _MARGIN, len(text))):
+        low, high = match.start(group), match.end(group)
+        if low >= end:
+            break
+        if high > start and low < end:
+            found.append((max(low, start + 1), min(high, end - 1)))
+    return [(low, high) for low, high in found if low <= high]
+
+
+def inside_unit_levels(sentences: bool) -> tuple[int, ...]:
+    """The prose levels below the unit level, strongest first."""
+    if sentences:
+        return (Strength.SENTENCE, Strength.LINE, Strength.WORD, Strength.CHARACTER)
+    return (Strength.WORD, Strength.CHARACTER)

@@ -1,0 +1,92 @@
+"""Prose: cut between the units of a block, then at sentences, lines, words, characters.
+
+Sentences are found by a deliberately small heuristic (terminal punctuation, optional
+closing quotes or brackets, then whitespace; CJK full stops need no whitespace) rather
+than a language model: it is deterministic, fast and good enough to prefer a sentence
+end over a word boundary. ``semantic_mode="disabled"`` drops the sentence and line
+levels, so prose is cut at words. Word and character cuts are made by the refiner from
+the tokenizer's boundaries (see ``refine.py``), not enumerated here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from fastrag.packing.blocks import Strength
+from fastrag.packing.config import PackingConfig
+from fastrag.packing.split._site import ContextRange, CutSite, inside_unit_levels, ranges_of
+
+__all__ = ["LINE_BREAK", "SENTENCE_END", "LinesSplitter", "ProseSplitter", "sentence_ranges"]
+
+SENTENCE_END: Final = re.compile(
+    r"(?:[.!?…]+[\"'”’)\]]*(\s+)(?=\S))|(?:[。！？]+[\"'”’)\]」』]*()(?=\S))"
+)
+"""A sentence end: Western punctuation then whitespace (group 1), or a CJK stop (group 2)."""
+
+LINE_BREAK: Final = re.compile(r"\n+")
+
+
+def sentence_ranges(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The whitespace after each sentence end strictly inside ``(start, end)``."""
+    found: list[tuple[int, int]] = []
+    for match in SENTENCE_END.finditer(text, start, min(end + 8, len(text))):
+        group = 1 if match.start(1) >= 0 else 2
+        low, high = max(match.start(group), start + 1), min(match.end(group), end - 1)
+        if match.start(group) >= end:
+            break
+        if low <= high:
+            found.append((low, high))
+    return found
+
+
+class ProseSplitter:
+    """Paragraphs, block quotes, headings and anything without a dedicated splitter."""
+
+    __slots__ = ("_levels", "site")
+
+    atomic_floor: int = Strength.CHARACTER
+
+    def __init__(self, site: CutSite, config: PackingConfig) -> None:
+        self.site = site
+        unit = (Strength.UNIT,) if len(site.block.slots) > 1 else ()
+        self._levels: tuple[int, ...] = (*unit, *inside_unit_levels(config.sentences))
+
+    @property
+    def mandatory_context(self) -> bool:
+        return False
+
+    def levels(self) -> tuple[int, ...]:
+        return self._levels
+
+    def cut_bounds(self) -> tuple[int, int]:
+        return (0, len(self.site.text))
+
+    def candidates(self, start: int, end: int, level: int) -> list[tuple[int, int]]:
+        if level == Strength.UNIT:
+            return [(cut, cut) for _, cut in self.site.slot_starts(start, end)]
+        if level == Strength.SENTENCE:
+            return sentence_ranges(self.site.text, start, end)
+        if level == Strength.LINE:
+            return ranges_of(LINE_BREAK, self.site.text, start, end)
+        return []
+
+    def leaf_cuts(self) -> list[int]:
+        return [cut for _, cut in self.site.slot_starts(0, len(self.site.text))]
+
+    def leading_context(self, start: int) -> tuple[ContextRange, ...]:
+        return ()
+
+    def trailing_context(self, end: int) -> tuple[ContextRange, ...]:
+        return ()
+
+
+class LinesSplitter(ProseSplitter):
+    """Raw HTML, math, line blocks, and code or tables whose preservation is off."""
+
+    __slots__ = ()
+
+    def __init__(self, site: CutSite, config: PackingConfig) -> None:
+        self.site = site
+        unit = (Strength.UNIT,) if len(site.block.slots) > 1 else ()
+        self._levels = (*unit, Strength.LINE, Strength.WORD, Strength.CHARACTER)

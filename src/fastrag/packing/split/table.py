@@ -1,0 +1,103 @@
+"""Tables: cut between rows, repeating the header rows as ``table_header`` context.
+
+Rows are the units' nearest ``table_row`` nodes; header rows are the leading rows whose
+``header`` attribute is true (for Markdown the header unit also holds the delimiter row,
+so the repeated context is the table's schema exactly as written). The first piece keeps
+the header with at least one body row: a chunk of only the header would be repeated by
+the next one. A row is indivisible: cutting inside one (between cells, words,
+characters) happens only under ``split_with_context`` and records atomic-structure loss.
+"""
+
+from __future__ import annotations
+
+from fastrag.packing.blocks import Strength
+from fastrag.packing.config import PackingConfig
+from fastrag.packing.split._site import ContextRange, CutSite
+
+__all__ = ["TableSplitter"]
+
+
+class TableSplitter:
+    """Row splitting of one table block with its header repeated."""
+
+    __slots__ = ("_first_body_end", "_header_end", "_levels", "_row_of_slot", "site")
+
+    atomic_floor: int = Strength.ROW
+
+    def __init__(self, site: CutSite, config: PackingConfig) -> None:
+        self.site = site
+        rows = [self._row(owner) for _, _, owner in site.block.slots]
+        self._row_of_slot = rows
+        slots = site.block.slots
+        header_slots = 0
+        while header_slots < len(slots) and self._is_header(rows[header_slots]):
+            header_slots += 1
+        if header_slots == len(slots):  # a table of only header rows has nothing to repeat
+            header_slots = 0
+        self._header_end = slots[header_slots - 1][1] if header_slots else 0
+        body_row = rows[header_slots] if header_slots < len(rows) else None
+        last_body_slot = header_slots
+        while last_body_slot + 1 < len(rows) and rows[last_body_slot + 1] == body_row:
+            last_body_slot += 1
+        self._first_body_end = slots[last_body_slot][1] if header_slots else 0
+        multi_slot_rows = len(set(rows)) < len(rows)
+        cells = (Strength.UNIT,) if multi_slot_rows else ()
+        finer = () if config.flag_overflow else (Strength.WORD, Strength.CHARACTER)
+        self._levels: tuple[int, ...] = (Strength.ROW, *cells, *finer)
+
+    def _row(self, owner_id: str) -> str:
+        normalized = self.site.normalized
+        node = normalized.node(owner_id)
+        while node.kind != "table_row" and node.node_id != self.site.block.node_id:
+            if node.parent_id is None:
+                break
+            node = normalized.node(node.parent_id)
+        return node.node_id
+
+    def _is_header(self, row_id: str) -> bool:
+        node = self.site.normalized.node(row_id)
+        return node.kind == "table_row" and bool(node.attributes.get("header", False))
+
+    @property
+    def mandatory_context(self) -> bool:
+        return self._header_end > 0
+
+    def levels(self) -> tuple[int, ...]:
+        return self._levels
+
+    def cut_bounds(self) -> tuple[int, int]:
+        """Cuts fall after the header (and after the first body row when one exists)."""
+        return (self._header_end, len(self.site.text))
+
+    def candidates(self, start: int, end: int, level: int) -> list[tuple[int, int]]:
+        rows = self._row_of_slot
+        if level == Strength.ROW:
+            low = max(start, self._first_body_end - 1)
+            return [
+                (cut, cut)
+                for index, cut in self.site.slot_starts(start, end)
+                if rows[index] != rows[index - 1] and cut > low
+            ]
+        if level == Strength.UNIT:
+            return [
+                (cut, cut)
+                for index, cut in self.site.slot_starts(start, end)
+                if rows[index] == rows[index - 1] and cut > self._header_end
+            ]
+        return []
+
+    def leaf_cuts(self) -> list[int]:
+        rows = self._row_of_slot
+        return [
+            cut
+            for index, cut in self.site.slot_starts(0, len(self.site.text))
+            if rows[index] != rows[index - 1]
+        ]
+
+    def leading_context(self, start: int) -> tuple[ContextRange, ...]:
+        if self._header_end and start >= self._header_end:
+            return (ContextRange(0, self._header_end, "table_header", True),)
+        return ()
+
+    def trailing_context(self, end: int) -> tuple[ContextRange, ...]:
+        return ()

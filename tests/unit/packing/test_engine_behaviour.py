@@ -1,0 +1,229 @@
+"""What the engine does with sections, headings, tables, code, lists, prose and overlap.
+
+Budgets are in UTF-8 bytes (``Utf8ByteTokenizer``) so each case can be reasoned about by
+counting characters. Every case also passes the contract checks and the independent
+validator (``check_pieces``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from fastrag.exceptions import ChunkingError
+from fastrag.packing import PackingConfig, build_embedding_text, pack
+from fastrag.tokenization import Utf8ByteTokenizer
+from tests.unit.packing._engine_support import check_pieces, normalize
+
+BYTES = Utf8ByteTokenizer()
+Pieces = tuple[tuple[str, Mapping[str, Any]], ...]
+
+
+def packed(text: str, content_format: str = "markdown", **options: Any) -> Pieces:
+    config = PackingConfig(**{"max_overlap_tokens": 0, **options})
+    normalized = normalize(text, content_format)
+    pieces = pack(normalized, BYTES, config)
+    check_pieces(normalized, pieces, BYTES, config)
+    return pieces
+
+
+def test_a_fitting_section_stays_whole_and_is_a_plain_source_slice() -> None:
+    text = "# Orchard\n\nIntro.\n\n## Water\nWater pears weekly.\n\n## Soil\nTest soil.\n"
+    ((content, metadata),) = packed(text, target_tokens=50, max_tokens=200)
+    assert content == text.strip()
+    assert metadata["chunk_kind"] == "section"
+    assert metadata["serialization_map"] == ((0, len(content), 0, len(content), "source"),)
+    assert metadata["displayed_heading_ids"][0] == metadata["heading_ids"][0]
+    assert build_embedding_text(content, metadata) == content  # the path is displayed
+
+
+SIBLINGS = (
+    "# Guide\n\n"
+    + "".join(f"## Part {n}\nShort body {n}.\n\n" for n in range(6))
+    + "## Long\n"
+    + "A sentence of filler text. " * 12
+    + "\n"
+)
+
+
+def test_small_siblings_merge_toward_the_target_unless_disabled() -> None:
+    merged = packed(SIBLINGS, target_tokens=120, max_tokens=200, min_preferred_tokens=0)
+    assert any(m["chunk_kind"] == "merged" and len(m["section_ids"]) > 1 for _, m in merged)
+    separate = packed(
+        SIBLINGS,
+        target_tokens=120,
+        max_tokens=200,
+        min_preferred_tokens=0,
+        merge_small_sections=False,
+    )
+    assert len(separate) > len(merged)
+    assert all(len(m["section_ids"]) <= 2 for _, m in separate)
+
+
+def test_top_level_sections_merge_only_when_allowed() -> None:
+    text = "# One\nFirst body.\n\n# Two\nSecond body.\n"
+    assert len(packed(text, target_tokens=100, max_tokens=200)) == 2
+    crossed = packed(text, target_tokens=100, max_tokens=200, allow_cross_top_level_merge=True)
+    assert len(crossed) == 1 and crossed[0][0] == text.strip()
+
+
+def test_a_heading_travels_with_its_body_and_never_ends_a_chunk() -> None:
+    body = " ".join(f"Sentence number {n} is here." for n in range(20))
+    text = f"# Title\n\n## Section\n\n{body}\n\n## Next\n\n{body}\n"
+    pieces = packed(text, target_tokens=100, max_tokens=140, min_preferred_tokens=0)
+    for content, _ in pieces:
+        assert not content.rstrip().endswith(("# Title", "## Section", "## Next"))
+        if "## Section" in content:
+            assert content.index("## Section") < content.index("Sentence number 0")
+    first = pieces[0][0]
+    assert first.startswith("# Title\n\n## Section\n\nSentence number 0")
+
+
+TABLE = "## Prices\n\n| fruit | price |\n|-------|------:|\n" + "".join(
+    f"| pear {n:02} | {n}.00 |\n" for n in range(30)
+)
+
+
+def test_a_long_table_repeats_its_header_as_context() -> None:
+    pieces = packed(TABLE, target_tokens=120, max_tokens=160, min_preferred_tokens=0)
+    header = "| fruit | price |\n|-------|------:|"
+    assert len(pieces) > 2
+    assert pieces[0][0].startswith("## Prices\n\n" + header)
+    for content, metadata in pieces[1:]:
+        assert content.startswith(header + "\n| pear")
+        ((start, end, kind),) = metadata["repeated_context"]
+        assert (start, end, kind) == (0, len(header), "table_header")
+        assert metadata["heading_path"] == ("Prices",)
+    rows = [line for content, _ in pieces for line in content.splitlines() if "pear" in line]
+    assert rows == [f"| pear {n:02} | {n}.00 |" for n in range(30)]  # each row once
+
+
+CODE = (
+    "## Code\n\n```python\n"
+    + "".join(
+        f"def function_{n}(value):\n    total = value * {n}\n    return total\n\n" for n in range(8)
+    )
+    + "```\n"
+)
+
+
+def test_long_code_is_cut_at_definitions_with_fences_repeated() -> None:
+    pieces = packed(CODE, target_tokens=140, max_tokens=200, min_preferred_tokens=0)
+    assert len(pieces) > 2
+    for number, (content, metadata) in enumerate(pieces):
+        kinds = [kind for _, _, kind in metadata["repeated_context"]]
+        if number:
+            assert content.startswith("```python\ndef function_")
+        if number < len(pieces) - 1:
+            assert content.endswith("\n```")
+        assert set(kinds) <= {"code_fence"} and len(kinds) == (number > 0) + (
+            number < len(pieces) - 1
+        )
+        assert not metadata["atomic_structure_loss"]
+
+
+def test_an_oversized_code_line_is_flagged_or_split_with_loss() -> None:
+    line = "x = '" + "y" * 300 + "'"
+    text = f"```\n{line}\n```\n"
+    flagged = packed(
+        text, target_tokens=80, max_tokens=120, oversized_block_policy="preserve_and_flag"
+    )
+    assert any(m["overflow"] and m["embedding_token_count"] > 120 for _, m in flagged)
+    split = packed(text, target_tokens=80, max_tokens=120)
+    assert all(m["embedding_token_count"] <= 120 for _, m in split)
+    assert any(m["atomic_structure_loss"] for _, m in split)
+
+
+def test_nested_list_continuations_repeat_parent_labels() -> None:
+    children = "".join(f"  - child item number {n} with some words\n" for n in range(12))
+    text = f"- Parent label line\n{children}- Second top item\n"
+    pieces = packed(text, target_tokens=110, max_tokens=160, min_preferred_tokens=0)
+    continued = [(c, m) for c, m in pieces if "child item" in c and "Parent" not in c[:2]]
+    assert continued
+    for content, metadata in pieces[1:]:
+        if content.lstrip().startswith("- Second"):
+            continue
+        assert content.startswith("- Parent label line\n  - child item")
+        assert "list_parent" in {kind for _, _, kind in metadata["repeated_context"]}
+
+
+SENTENCES = " ".join(f"Sentence {n} tells part {n} of the story." for n in range(24))
+
+
+def test_prose_is_cut_at_sentences_unless_semantics_are_disabled() -> None:
+    text = f"# Story\n\n{SENTENCES}\n"
+    options = {"target_tokens": 120, "max_tokens": 150, "min_preferred_tokens": 0}
+    heuristic = packed(text, **options)
+    assert len(heuristic) > 2
+    for content, _ in heuristic[:-1]:
+        assert content.rstrip().endswith(".")
+    disabled = packed(text, semantic_mode="disabled", **options)
+    assert any(not content.rstrip().endswith(".") for content, _ in disabled[:-1])
+
+
+def test_overlap_repeats_trailing_sentences_within_the_section_only() -> None:
+    text = f"# Story\n\n{SENTENCES}\n\n# Other\n\n{SENTENCES}\n"
+    pieces = packed(
+        text,
+        target_tokens=160,
+        max_tokens=220,
+        min_preferred_tokens=0,
+        overlap_tokens=40,
+        max_overlap_tokens=40,
+    )
+    overlapping = [(n, m) for n, (_, m) in enumerate(pieces) if m["overlap_intervals"]]
+    assert overlapping
+    for number, metadata in overlapping:
+        previous = pieces[number - 1][1]
+        ((start, end),) = metadata["overlap_intervals"]
+        assert any(a <= start and end <= b for a, b in previous["retained_intervals"])
+        assert all(end <= a or b <= start for a, b in metadata["retained_intervals"])
+        assert previous["section_ids"][-1] == metadata["section_ids"][0]
+        assert BYTES.count(normalize(text, "markdown").content[start:end]) <= 40
+    first_of_other = next(m for _, m in pieces if m["heading_path"] == ("Other",))
+    assert first_of_other["overlap_intervals"] == ()
+
+
+def test_mandatory_context_that_cannot_fit_raises_naming_the_node() -> None:
+    text = "# " + "Very long heading title " * 6 + "\n\nBody text that must carry the path.\n"
+    with pytest.raises(ChunkingError) as caught:
+        packed(text, target_tokens=40, max_tokens=60, min_preferred_tokens=0)
+    message = str(caught.value)
+    assert "doc:" in message and "max_tokens=60" in message and "preserve_and_flag" in message
+    flagged = packed(
+        text,
+        target_tokens=40,
+        max_tokens=60,
+        min_preferred_tokens=0,
+        oversized_block_policy="preserve_and_flag",
+    )
+    assert any(m["overflow"] for _, m in flagged)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\n", "# Only\n\n## Headings\n"])
+def test_empty_and_heading_only_documents_yield_no_chunks(text: str) -> None:
+    assert packed(text, target_tokens=100, max_tokens=200) == ()
+
+
+def test_a_trailing_empty_section_joins_the_chunk_before_it() -> None:
+    text = "# Guide\n\nSome body text.\n\n## Empty at the end\n"
+    ((content, _),) = packed(text, target_tokens=100, max_tokens=200)
+    assert content.endswith("## Empty at the end")
+
+
+def test_html_chunks_show_readable_text_mapped_to_the_original_markup() -> None:
+    text = (
+        "<html><body><h1>Pears &amp; soil</h1><p>Water <b>pears</b> weekly.</p>"
+        "<ul><li>one</li><li>two</li></ul></body></html>"
+    )
+    ((content, metadata),) = packed(text, "html", target_tokens=100, max_tokens=200)
+    assert "Pears & soil" in content and "Water pears weekly." in content
+    assert "<b>" not in content and "- one" in content
+    assert {kind for *_, kind in metadata["serialization_map"]} >= {"source", "rendered"}
+
+
+def test_the_same_input_gives_identical_output() -> None:
+    options = {"target_tokens": 120, "max_tokens": 160, "min_preferred_tokens": 0}
+    assert packed(TABLE + CODE, **options) == packed(TABLE + CODE, **options)
