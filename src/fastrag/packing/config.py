@@ -117,9 +117,11 @@ class PackingConfig:
                 f"'max_overlap_tokens' ({self.max_overlap_tokens}); lower overlap_tokens or "
                 "raise its ceiling max_overlap_tokens"
             )
-        if self.max_overlap_tokens >= self.max_tokens:
+        # Only overlap actually requested must leave room: a small max_tokens with the
+        # default ceiling of 50 and no overlap is a perfectly good configuration.
+        if self.overlap_tokens and self.overlap_tokens >= self.max_tokens:
             raise ConfigurationError(
-                f"'max_overlap_tokens' ({self.max_overlap_tokens}) must be smaller than "
+                f"'overlap_tokens' ({self.overlap_tokens}) must be smaller than "
                 f"'max_tokens' ({self.max_tokens}): overlap repeats part of a chunk and must "
                 "leave room for new content"
             )

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from fastrag.exceptions import ChunkingError, ConfigurationError
 from fastrag.models import Document
-from fastrag.normalization.model import NormalizedDocument
+from fastrag.normalization.model import CoverageUnit, NormalizedDocument
 from fastrag.packing._validator_intervals import (
     Interval,
     contains,
@@ -302,7 +302,17 @@ def _check_count(record: ChunkRecord, tokenizer: TokenCounter, max_tokens: int) 
 
 
 def _classify(source: SourceIndex) -> str:
-    if not source.units:
+    normalized = source.normalized
+    content = normalized.content
+
+    def blank(unit: CoverageUnit) -> bool:
+        owner = normalized.node(unit.node_id)
+        rendered_blank = bool(owner.serialization) and not owner.text.strip()
+        return rendered_blank or not content[unit.span.start : unit.span.end].strip()
+
+    # Units that show only whitespace embed nothing: such a document is empty too (the
+    # Chunker base drops whitespace-only pieces, so no chunk could carry them).
+    if all(blank(unit) for unit in source.units):
         return EMPTY
     heading_units = all(
         source.normalized.node(unit.node_id).kind == HEADING for unit in source.units
@@ -312,8 +322,8 @@ def _classify(source: SourceIndex) -> str:
 
 def _check_coverage(records: list[ChunkRecord], source: SourceIndex, classification: str) -> None:
     """Retained intervals of all chunks partition the union of the units exactly once."""
-    if classification == HIERARCHY_ONLY and not records:
-        return  # headings alone need no body chunk; see HIERARCHY_ONLY
+    if classification in (HIERARCHY_ONLY, EMPTY) and not records:
+        return  # headings alone, or only whitespace, need no body chunk
     claims = sorted(
         (start, end, record.index) for record in records for start, end in record.retained
     )

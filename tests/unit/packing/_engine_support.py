@@ -105,11 +105,6 @@ def check_pieces(
     if pieces or not nothing_to_embed:
         assert _merged(claimed) == _merged(units), "retained intervals must partition the units"
         assert sum(b - a for a, b in claimed) == sum(b - a for a, b in units), "no unit twice"
-    elif any(_blank(normalized, unit) for unit in normalized.units):
-        # Only whitespace is retained: the engine yields nothing (a whitespace chunk would
-        # be dropped by the Chunker base anyway). The validator classifies only unit-less
-        # and heading-only documents as chunk-free, so it is not asked here.
-        return None
     return validate_structure_chunks(
         normalized,
         pieces,

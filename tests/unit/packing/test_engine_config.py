@@ -16,9 +16,9 @@ INVALID: dict[str, tuple[dict[str, Any], str]] = {
     "negative target": ({"target_tokens": -1}, "'target_tokens' must be > 0 (got -1)"),
     "negative overlap": ({"overlap_tokens": -5}, "'overlap_tokens' must be >= 0 (got -5)"),
     "overlap over ceiling": ({"overlap_tokens": 60}, "'overlap_tokens' (60)"),
-    "ceiling not below max": (
-        {"max_overlap_tokens": 600, "max_tokens": 600, "target_tokens": 400},
-        "'max_overlap_tokens' (600) must be smaller than 'max_tokens' (600)",
+    "overlap not below max": (
+        {"overlap_tokens": 30, "max_tokens": 30, "target_tokens": 20, "min_preferred_tokens": 10},
+        "'overlap_tokens' (30) must be smaller than 'max_tokens' (30)",
     ),
     "min preferred over max": ({"min_preferred_tokens": 601}, "'min_preferred_tokens' (601)"),
     "float size": ({"max_tokens": 600.0}, "'max_tokens' must be an int"),
@@ -27,6 +27,11 @@ INVALID: dict[str, tuple[dict[str, Any], str]] = {
     "unknown mode": ({"semantic_mode": "fuzzy"}, "'semantic_mode' must be one of"),
     "unknown policy": ({"oversized_block_policy": "truncate"}, "'truncate'"),
 }
+
+
+def test_a_small_budget_without_overlap_is_valid() -> None:
+    config = PackingConfig(max_tokens=40, target_tokens=30, min_preferred_tokens=10)
+    assert config.max_overlap_tokens == 50 and config.overlap_tokens == 0
 
 
 @pytest.mark.parametrize("case", sorted(INVALID))

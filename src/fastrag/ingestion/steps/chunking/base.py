@@ -24,9 +24,13 @@ Piece = str | tuple[str, Mapping[str, Any]]
 """What ``split`` yields: a chunk's text, or its text with metadata of its own."""
 
 
-def chunk_id(parent_id: str, index: int, text: str) -> str:
-    """The deterministic id of chunk ``index`` with ``text`` of the document ``parent_id``."""
-    return sha256_parts(parent_id, str(index), text)
+def chunk_id(parent_id: str, index: int, text: str, *extra: str) -> str:
+    """The deterministic id of chunk ``index`` with ``text`` of the document ``parent_id``.
+
+    ``extra`` is further identity material a chunker declares through
+    ``Chunker.identity_parts`` (lineage, configuration, embedding context).
+    """
+    return sha256_parts(parent_id, str(index), text, *extra)
 
 
 class Chunker(DocumentStep, ABC):
@@ -96,6 +100,15 @@ class Chunker(DocumentStep, ABC):
             yield self._build_chunk(item, text, metadata, index)
             index += 1
 
+    def identity_parts(self, text: str, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+        """Identity material beyond (parent id, index, text) for one piece; none by default.
+
+        A chunker whose output depends on more than the text — its configuration, the
+        piece's lineage or the context prepended when embedding — returns it here so two
+        chunks with equal text but different meaning never share an id.
+        """
+        return ()
+
     def _build_chunk(
         self, parent: Document, text: str, metadata: Mapping[str, Any], index: int
     ) -> Document:
@@ -103,7 +116,8 @@ class Chunker(DocumentStep, ABC):
         merged = {**parent.metadata, **metadata, "parent_id": parent.id, "chunk_index": index}
         if self.content_format is not None:
             merged["content_format"] = self.content_format
-        return Document(chunk_id(parent.id, index, text), parent.source_id, text, merged)
+        identity = chunk_id(parent.id, index, text, *self.identity_parts(text, metadata))
+        return Document(identity, parent.source_id, text, merged)
 
     def _unpack(self, piece: object, parent: Document) -> tuple[str, Mapping[str, Any]]:
         if isinstance(piece, str):

@@ -23,7 +23,6 @@ from fastrag.packing.contract import STRUCTURE_VERSION, embedding_prefix
 from fastrag.packing.engine import ENGINE_VERSION, pack
 from fastrag.packing.validation import ChunkValidation
 from fastrag.packing.validator import validate_structure_chunks
-from fastrag.pipeline.hashing import sha256_parts
 
 if TYPE_CHECKING:
     from fastrag.pipeline import CacheSetting, ExecutionContext, Policy
@@ -197,22 +196,17 @@ class StructureAwareChunker(Chunker):
             return entry[1]
         return self.normalizers.normalize(item)
 
-    def _build_chunk(
-        self, parent: Document, text: str, metadata: Mapping[str, Any], index: int
-    ) -> Document:
-        """The base's chunk, with an id over lineage, configuration and embedding context."""
-        chunk = super()._build_chunk(parent, text, metadata, index)
+    def identity_parts(self, text: str, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+        """Lineage, configuration and embedding context make a structural chunk's id."""
         if metadata.get("structure_version") != STRUCTURE_VERSION:
-            return chunk
-        identity = sha256_parts(
-            chunk.id,
+            return ()
+        return (
             str(metadata.get("engine_identity", "")),
             "\x1f".join(metadata.get("section_ids", ())),
             "\x1f".join(metadata.get("heading_ids", ())),
             embedding_prefix(metadata),
             f"{metadata.get('char_start')}:{metadata.get('char_end')}",
         )
-        return Document(identity, chunk.source_id, chunk.content, chunk.metadata)
 
 
 def _checked_tokenizer(tokenizer: object) -> Tokenizer:
