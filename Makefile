@@ -30,7 +30,8 @@ unit: install
 test: lint typecheck unit
 
 demo: install
-	$(BIN)/python -m fastrag.demo examples/documents
+	$(BIN)/fastrag ingest examples/documents -o out/chunks.jsonl --report out/report.json
+	$(BIN)/fastrag validate out/chunks.jsonl --source-dir examples/documents
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build dist src/*.egg-info

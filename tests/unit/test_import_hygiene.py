@@ -57,7 +57,6 @@ LAYERS = {
     "llm": 3,
     "benchmarking": 3,
     "cli": 4,
-    "demo": 4,
 }
 
 

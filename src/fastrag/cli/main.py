@@ -4,7 +4,7 @@ A command module exposes ``NAME``, ``HELP``, ``configure(parser)`` (adds its arg
 and ``run(arguments) -> int``. ``COMMANDS`` lists the modules; each is imported only to
 build the parser, and nothing optional is imported before a command runs. Exit status:
 0 success, 1 the command found problems (or failed), 2 usage errors (argparse's
-convention).
+convention), 3 ``ingest`` finished but some file failed or was quarantined (``--fail-on``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from fastrag.exceptions import FastragError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: Final = ("fastrag.cli.validate",)
+COMMANDS: Final = ("fastrag.cli.ingest", "fastrag.cli.validate")
 """Command modules, in help order; a new command adds its module here."""
 
 EXIT_OK: Final = 0

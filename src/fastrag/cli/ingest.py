@@ -1,0 +1,360 @@
+"""``fastrag ingest INPUT_DIR -o OUTPUT.jsonl``: a folder of documents to JSONL chunk records.
+
+A thin shell over ``fastrag.ingestion.job.run_ingest``: it turns options into an
+``IngestConfig``, shows progress (a rich progress bar on a terminal; otherwise one plain
+log line per file on stderr — file names, states and counts, never document text), then
+prints the report table and a one-line summary.
+
+``INPUT_DIR`` and ``-o`` default to the environment variables ``RAG_INPUT_DIR`` and
+``RAG_OUTPUT_FILE`` (seed 002). Caller metadata: ``--metadata key=value`` (repeatable)
+is put on every document; a file's sidecar ``<file>.meta.json`` wins per key.
+
+Exit status: 0 when every file was chunked, empty or deliberately skipped; 3 when a file
+failed or was quarantined (``--fail-on failed|quarantined|any|never`` chooses which states
+count; default ``any``); 1 on an error that stopped the run (bad configuration, unusable
+cache or manifest); 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+from fastrag._optional import require
+from fastrag.cli._options import TOKENIZER_HELP, tokenizer_from_option
+from fastrag.exceptions import ConfigurationError
+from fastrag.ingestion.job import (
+    CHUNKERS,
+    FAIL_ON,
+    FileIngested,
+    IngestConfig,
+    IngestResult,
+    run_ingest,
+)
+from fastrag.pipeline import Event
+
+__all__ = [
+    "EXIT_INCOMPLETE",
+    "EXIT_OK",
+    "HELP",
+    "NAME",
+    "config_from_arguments",
+    "configure",
+    "run",
+    "summary_line",
+]
+
+NAME: Final = "ingest"
+HELP: Final = "parse and chunk a folder of documents into validated JSONL chunk records"
+
+EXIT_OK: Final = 0
+EXIT_INCOMPLETE: Final = 3
+"""Some file failed or was quarantined (as ``--fail-on`` counts them)."""
+
+_LOGGER: Final = logging.getLogger("fastrag.cli.ingest")
+_PLAIN_WIDTH: Final = 150
+
+
+def _positive(value: str) -> int:
+    return _at_least(value, 1)
+
+
+def _non_negative(value: str) -> int:
+    return _at_least(value, 0)
+
+
+def _at_least(value: str, minimum: int) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = minimum - 1
+    if number < minimum:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {minimum} (got {value!r})")
+    return number
+
+
+def _key_value(value: str) -> tuple[str, str]:
+    key, separator, item = value.partition("=")
+    if not separator or not key.strip():
+        raise argparse.ArgumentTypeError(f"must be key=value such as tenant=acme (got {value!r})")
+    return key.strip(), item
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add this command's arguments."""
+    parser.add_argument(
+        "input_dir",
+        nargs="?",
+        default=os.environ.get("RAG_INPUT_DIR"),
+        metavar="INPUT_DIR",
+        help="the folder of documents (default: $RAG_INPUT_DIR)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default=os.environ.get("RAG_OUTPUT_FILE"),
+        metavar="OUTPUT.jsonl",
+        help="the JSONL file to write (default: $RAG_OUTPUT_FILE)",
+    )
+    selection = parser.add_argument_group("selection")
+    selection.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="ingest only paths matching a glob (repeatable), e.g. '**/*.md'",
+    )
+    selection.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip paths matching a glob (repeatable), e.g. 'drafts/'",
+    )
+    selection.add_argument(
+        "--format",
+        action="append",
+        default=[],
+        dest="formats",
+        metavar="[GLOB=]FORMAT",
+        help="force a format (text, markdown, rst, html) for every file or "
+        "for files matching GLOB, e.g. 'docs/*.txt=rst' (repeatable, first "
+        "match wins)",
+    )
+    selection.add_argument(
+        "--max-file-bytes",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="skip files larger than N bytes (default 50 MiB)",
+    )
+    selection.add_argument(
+        "--max-files",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="examine at most N files (default 100000)",
+    )
+    chunking = parser.add_argument_group("chunking")
+    chunking.add_argument(
+        "--chunker",
+        choices=CHUNKERS,
+        default="structure",
+        help="structure-aware (default; exact token budget), recursive "
+        "(characters: 4 x max-tokens) or heading (whole Markdown sections)",
+    )
+    chunking.add_argument(
+        "--max-tokens",
+        type=_positive,
+        default=600,
+        metavar="N",
+        help="hard budget of every chunk's embedding text (default 600)",
+    )
+    chunking.add_argument(
+        "--target-tokens",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="preferred chunk size (default: two thirds of --max-tokens)",
+    )
+    chunking.add_argument(
+        "--overlap-tokens",
+        type=_non_negative,
+        default=0,
+        metavar="N",
+        help="prose overlap between consecutive chunks (default 0)",
+    )
+    chunking.add_argument("--tokenizer", default="cl100k_base", help=TOKENIZER_HELP)
+    run_group = parser.add_argument_group("run")
+    run_group.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="worker processes (default 1); the output is identical for any N",
+    )
+    run_group.add_argument(
+        "--metadata",
+        action="append",
+        type=_key_value,
+        default=[],
+        metavar="KEY=VALUE",
+        help="metadata for every document, e.g. tenant=acme (repeatable); "
+        "a file's <file>.meta.json sidecar wins per key",
+    )
+    run_group.add_argument(
+        "--require-metadata",
+        action="append",
+        default=[],
+        metavar="KEY[,KEY...]",
+        help="quarantine documents lacking any of these keys, e.g. tenant,acl",
+    )
+    run_group.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="SQLite step cache: unchanged files with an unchanged "
+        "configuration are replayed, not re-parsed or re-chunked",
+    )
+    run_group.add_argument(
+        "--quarantine",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="copy quarantined files here, each with a .reason.txt",
+    )
+    run_group.add_argument(
+        "--report", type=Path, default=None, metavar="PATH", help="write the run report as JSON"
+    )
+    run_group.add_argument(
+        "--manifest",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="the SQLite manifest (default: <output>.manifest.sqlite)",
+    )
+    run_group.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="any",
+        help=f"which files make the exit status {EXIT_INCOMPLETE}: failed, "
+        "quarantined, any (default: failed or quarantined) or never",
+    )
+
+
+def _overrides(values: list[str]) -> tuple[tuple[str, str], ...]:
+    """``FORMAT`` applies to every file (glob ``*``); ``GLOB=FORMAT`` to matching paths."""
+    pairs = []
+    for value in values:
+        glob, separator, name = value.rpartition("=")
+        pairs.append((glob if separator else "*", name))
+    return tuple(pairs)
+
+
+def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
+    """The ``IngestConfig`` the parsed options describe."""
+    if not arguments.input_dir:
+        raise ConfigurationError(
+            "no input folder: pass INPUT_DIR or set the environment variable RAG_INPUT_DIR"
+        )
+    if not arguments.output:
+        raise ConfigurationError(
+            "no output file: pass -o OUTPUT.jsonl or set the environment variable RAG_OUTPUT_FILE"
+        )
+    required = tuple(
+        key.strip() for value in arguments.require_metadata for key in value.split(",")
+    )
+    optional: dict[str, Any] = {}
+    if arguments.max_file_bytes is not None:
+        optional["max_file_bytes"] = arguments.max_file_bytes
+    if arguments.max_files is not None:
+        optional["max_files"] = arguments.max_files
+    return IngestConfig(
+        input_dir=Path(arguments.input_dir),
+        output=Path(arguments.output),
+        manifest=arguments.manifest,
+        report=arguments.report,
+        quarantine=arguments.quarantine,
+        cache=arguments.cache,
+        include=tuple(arguments.include),
+        exclude=tuple(arguments.exclude),
+        format_overrides=_overrides(arguments.formats),
+        chunker=arguments.chunker,
+        tokenizer=tokenizer_from_option(arguments.tokenizer),
+        max_tokens=arguments.max_tokens,
+        target_tokens=arguments.target_tokens,
+        overlap_tokens=arguments.overlap_tokens,
+        workers=arguments.workers,
+        metadata=tuple(arguments.metadata),
+        require_metadata=tuple(key for key in required if key),
+        **optional,
+    )
+
+
+def _log_file(event: Event) -> None:
+    """The plain progress line of one finished file (never its text)."""
+    if not isinstance(event, FileIngested):
+        return
+    detail = f"{event.chunks} chunks" if event.state == "chunked" else event.reason
+    _LOGGER.info("[%d/%d] %s %s (%s)", event.done, event.total, event.state, event.item_id, detail)
+
+
+def _plain_logging() -> None:
+    """Send progress lines to stderr, once (a second run reuses the handler)."""
+    if not any(isinstance(handler, _StderrHandler) for handler in _LOGGER.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("fastrag ingest: %(message)s"))
+        _LOGGER.addHandler(handler)
+        _LOGGER.setLevel(logging.INFO)
+        _LOGGER.propagate = False
+
+
+class _StderrHandler(logging.Handler):
+    """Write to whatever ``sys.stderr`` is now, not the stream it was when created."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - logging's own contract: never raise from emit
+            self.handleError(record)
+
+
+def _run_with_progress(config: IngestConfig, console: Any) -> IngestResult:
+    """Run under a rich progress bar on a terminal, else with plain log lines."""
+    if not console.is_terminal:
+        _plain_logging()
+        return run_ingest(config, listeners=[_log_file])
+    progress_module = require("rich.progress", extra="cli", feature="the ingest progress bar")
+    with progress_module.Progress(
+        *progress_module.Progress.get_default_columns(),
+        progress_module.TextColumn("{task.fields[current]}"),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("Ingesting", total=None, current="")
+
+        def advance(event: Event) -> None:
+            if isinstance(event, FileIngested):
+                progress.update(
+                    task, total=event.total, completed=event.done, current=event.item_id
+                )
+
+        return run_ingest(config, listeners=[advance])
+
+
+def summary_line(result: IngestResult) -> str:
+    """One line: files per state, records, where they went, what the cache replayed."""
+    states = ", ".join(f"{count} {state}" for state, count in result.states.items())
+    line = (
+        f"fastrag ingest: {len(result.entries)} files ({states}) -> {result.records} records "
+        f"in {result.output}; manifest {result.manifest}"
+    )
+    if result.config.report is not None:
+        line += f"; report {result.config.report}"
+    if result.config.cache is not None:
+        line += (
+            f"; cache: {result.parse_cache_hits} parses and {result.chunk_cache_hits} "
+            f"chunkings replayed, {result.fresh_parses} files parsed"
+        )
+    return line
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Ingest, show progress, print the report table and a summary; see the exit statuses."""
+    config = config_from_arguments(arguments)
+    console_module = require("rich.console", extra="cli", feature="fastrag ingest output")
+    progress_console = console_module.Console(stderr=True)
+    result = _run_with_progress(config, progress_console)
+    console = console_module.Console()
+    if not console.is_terminal:
+        # A log file or pipe has no width; 80 columns would truncate the report's figures.
+        console = console_module.Console(width=_PLAIN_WIDTH)
+    result.report.render_table(console)
+    console.print(summary_line(result), markup=False, highlight=False, soft_wrap=True)
+    return EXIT_INCOMPLETE if result.incomplete(arguments.fail_on) else EXIT_OK

@@ -1,0 +1,294 @@
+"""``IngestConfig``: everything one ingestion run depends on, validated once, picklable.
+
+The configuration is the single input of a run: the parent process and every worker of a
+process pool rebuild the same parsers, chunker and tokenizer from it (``build_plan``), so
+the output cannot depend on which process chunked a file. It is a frozen value of plain
+data — paths, strings, ints, tuples — plus a ``Tokenizer`` (the built-in tokenizers
+pickle as their identity and reload in a worker).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from fastrag.exceptions import ConfigurationError
+from fastrag.ingestion._glob import compile_globs
+from fastrag.ingestion._sidecar import check_caller_metadata
+from fastrag.ingestion.manifest import default_manifest_path
+from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
+
+if TYPE_CHECKING:
+    from fastrag.ingestion.steps.chunking import Chunker
+    from fastrag.ingestion.steps.parsing import ParserRouter
+    from fastrag.pipeline import CacheStore
+    from fastrag.tokenization import Tokenizer
+
+__all__ = [
+    "CHUNKERS",
+    "DEFAULT_MAX_TOKENS",
+    "FAIL_ON",
+    "ChunkerName",
+    "FailOn",
+    "IngestConfig",
+    "Plan",
+    "build_plan",
+]
+
+ChunkerName = Literal["structure", "recursive", "heading"]
+FailOn = Literal["failed", "quarantined", "any", "never"]
+
+CHUNKERS: Final[tuple[ChunkerName, ...]] = ("structure", "recursive", "heading")
+"""``structure`` (default): ``StructureAwareChunker``, exact token budget; ``recursive``:
+``RecursiveCharacterTextSplitter`` with ``4 × max_tokens`` characters (no token promise);
+``heading``: ``HeadingChunker``, whole Markdown/text sections (no size cap)."""
+
+FAIL_ON: Final[tuple[FailOn, ...]] = ("failed", "quarantined", "any", "never")
+"""Which final states make a run "incomplete" (``any``: failed or quarantined)."""
+
+DEFAULT_MAX_TOKENS: Final = 600
+CHARS_PER_TOKEN: Final = 4
+"""The character proxy of the ``recursive`` chunker, which measures in characters."""
+
+
+def _int_at_least(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ConfigurationError(
+            f"IngestConfig {name!r} must be an int >= {minimum} (got {value!r:.40})"
+        )
+    return value
+
+
+def _strings(name: str, values: object) -> tuple[str, ...]:
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise ConfigurationError(
+            f"IngestConfig {name!r} must be a list of strings (got {values!r:.60}); wrap a "
+            "single value in a list"
+        )
+    for value in values:
+        if not isinstance(value, str) or not value:
+            raise ConfigurationError(
+                f"IngestConfig {name!r} holds {value!r:.40}; every entry must be a nonempty str"
+            )
+    return tuple(values)
+
+
+def _optional_path(name: str, value: object) -> Path | None:
+    if value is None:
+        return None
+    if not isinstance(value, str | os.PathLike):
+        raise ConfigurationError(
+            f"IngestConfig {name!r} must be a path or None (got {type(value).__name__})"
+        )
+    return Path(value)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestConfig:
+    """One ``fastrag ingest`` run: where from, where to, and how to parse and chunk.
+
+    ``metadata`` is the caller's metadata put on every document (``--metadata k=v``); a
+    file's sidecar ``<file>.meta.json`` wins per key over it. ``require_metadata`` keys
+    must be present and non-empty (not None, ``""`` or an empty list) after that merge,
+    else the file is quarantined. ``format_overrides`` are ``(glob, format)`` pairs, first
+    match wins (``("*", "rst")`` forces every file). ``target_tokens`` defaults to two
+    thirds of ``max_tokens``. ``workers > 1`` runs a spawn-context process pool; the
+    output is byte-identical for any value. ``batch_size`` is how many files a worker
+    takes at a time (None: chosen from the file count).
+    """
+
+    input_dir: Path
+    output: Path
+    manifest: Path | None = None
+    report: Path | None = None
+    quarantine: Path | None = None
+    cache: Path | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    format_overrides: tuple[tuple[str, str], ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_files: int = DEFAULT_MAX_FILES
+    chunker: ChunkerName = "structure"
+    tokenizer: Tokenizer | None = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    target_tokens: int | None = None
+    overlap_tokens: int = 0
+    workers: int = 1
+    batch_size: int | None = None
+    metadata: tuple[tuple[str, Any], ...] = field(default=())
+    require_metadata: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("input_dir", "output"):
+            path = _optional_path(name, getattr(self, name))
+            if path is None:
+                raise ConfigurationError(f"IngestConfig {name!r} is required (got None)")
+            object.__setattr__(self, name, path)
+        for name in ("manifest", "report", "quarantine", "cache"):
+            object.__setattr__(self, name, _optional_path(name, getattr(self, name)))
+        object.__setattr__(self, "include", _strings("include", self.include))
+        object.__setattr__(self, "exclude", _strings("exclude", self.exclude))
+        object.__setattr__(
+            self, "require_metadata", _strings("require_metadata", self.require_metadata)
+        )
+        object.__setattr__(self, "format_overrides", _pairs(self.format_overrides))
+        if self.chunker not in CHUNKERS:
+            raise ConfigurationError(
+                f"IngestConfig 'chunker' must be one of {list(CHUNKERS)} (got {self.chunker!r})"
+            )
+        _int_at_least("max_file_bytes", self.max_file_bytes, 1)
+        _int_at_least("max_files", self.max_files, 1)
+        _int_at_least("max_tokens", self.max_tokens, 1)
+        _int_at_least("overlap_tokens", self.overlap_tokens, 0)
+        _int_at_least("workers", self.workers, 1)
+        if self.target_tokens is not None:
+            _int_at_least("target_tokens", self.target_tokens, 1)
+        if self.batch_size is not None:
+            _int_at_least("batch_size", self.batch_size, 1)
+        if self.overlap_tokens and self.overlap_tokens >= self.max_tokens:
+            raise ConfigurationError(
+                f"IngestConfig 'overlap_tokens' ({self.overlap_tokens}) must be below "
+                f"'max_tokens' ({self.max_tokens}); lower the overlap"
+            )
+        if self.workers > 1 and self.tokenizer is not None:
+            _check_picklable(self.tokenizer)
+        pairs = self.metadata.items() if isinstance(self.metadata, Mapping) else self.metadata
+        checked = check_caller_metadata(dict(pairs), origin="caller metadata (--metadata)")
+        object.__setattr__(self, "metadata", tuple(sorted(checked.items())))
+        _check_output_outside_input(self)
+
+    @property
+    def manifest_path(self) -> Path:
+        """The manifest file: ``manifest``, else ``<output>.manifest.sqlite``."""
+        return self.manifest if self.manifest is not None else default_manifest_path(self.output)
+
+    @property
+    def effective_target_tokens(self) -> int:
+        """``target_tokens``, else two thirds of ``max_tokens`` (at least 1)."""
+        if self.target_tokens is not None:
+            return self.target_tokens
+        return max(1, self.max_tokens * 2 // 3)
+
+    def caller_metadata(self) -> dict[str, Any]:
+        """The caller's metadata as a dict (put under each file's sidecar metadata)."""
+        return dict(self.metadata)
+
+
+def _check_picklable(tokenizer: object) -> None:
+    """Workers receive the config by pickle; say so now rather than from a dead pool."""
+    try:
+        pickle.dumps(tokenizer)
+    except Exception as error:  # any pickling failure means the same to the caller
+        raise ConfigurationError(
+            f"IngestConfig 'tokenizer' ({type(tokenizer).__name__}) cannot be sent to worker "
+            f"processes ({error}); use workers=1, or give the tokenizer a __reduce__ that "
+            "rebuilds it (as the built-in tokenizers do)"
+        ) from error
+
+
+def _check_output_outside_input(config: IngestConfig) -> None:
+    """Refuse an output a later run would ingest as a document, unless it is excluded."""
+    root = config.input_dir.resolve()
+    output = config.output.resolve()
+    if not output.is_relative_to(root):
+        return
+    relative = output.relative_to(root).as_posix()
+    if any(pattern.matches(relative) for pattern in compile_globs("exclude", config.exclude)):
+        return
+    raise ConfigurationError(
+        f"the output {str(config.output)!r} is inside the input folder "
+        f"{str(config.input_dir)!r}, so a later run would ingest it as a document; write it "
+        f"elsewhere or exclude it (--exclude {relative!r})"
+    )
+
+
+def _pairs(values: object) -> tuple[tuple[str, str], ...]:
+    if isinstance(values, str) or not isinstance(values, Sequence):
+        raise ConfigurationError(
+            f"IngestConfig 'format_overrides' must be (glob, format) pairs such as "
+            f"[('docs/*.txt', 'rst')] (got {values!r:.60})"
+        )
+    pairs: list[tuple[str, str]] = []
+    for value in values:
+        if not (
+            isinstance(value, tuple)
+            and len(value) == 2
+            and all(isinstance(part, str) and part for part in value)
+        ):
+            raise ConfigurationError(
+                f"IngestConfig 'format_overrides' holds {value!r:.60}; each entry must be a "
+                "(glob, format) pair of nonempty strings"
+            )
+        pairs.append(value)
+    return tuple(pairs)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The steps a run (or one worker) builds from its config, and the run's version."""
+
+    parsers: ParserRouter
+    chunker: Chunker
+    tokenizer: Tokenizer
+    ingestion_version: str
+    max_tokens: int | None
+    """The budget records carry for ``validate``; None when the chunker promises none."""
+    counted_by: str | None
+    """The tokenizer identity behind the chunks' own ``embedding_token_count``, if any."""
+    cache: CacheStore | None
+    """The step cache (``--cache``), opened lazily by this process."""
+
+
+def build_plan(config: IngestConfig) -> Plan:
+    """Build fresh parsers, chunker and tokenizer for ``config`` (one set per process)."""
+    from fastrag.ingestion.records import ingestion_version
+    from fastrag.ingestion.steps.parsing import Parser, default_parsers
+    from fastrag.pipeline import SqliteCacheStore
+
+    tokenizer = _tokenizer(config)
+    parsers = default_parsers(max_bytes=config.max_file_bytes)
+    chunker, max_tokens = _chunker(config, tokenizer)
+    versions = [step.parser_version for _, step in parsers.routes if isinstance(step, Parser)]
+    version = ingestion_version(versions, chunker.config_hash, tokenizer.identity)
+    counted_by = tokenizer.identity if config.chunker == "structure" else None
+    cache = None if config.cache is None else SqliteCacheStore(config.cache)
+    return Plan(parsers, chunker, tokenizer, version, max_tokens, counted_by, cache)
+
+
+def _tokenizer(config: IngestConfig) -> Tokenizer:
+    if config.tokenizer is not None:
+        return config.tokenizer
+    from fastrag.tokenization import TiktokenTokenizer
+
+    return TiktokenTokenizer("cl100k_base")
+
+
+def _chunker(config: IngestConfig, tokenizer: Tokenizer) -> tuple[Chunker, int | None]:
+    from fastrag.ingestion.steps.chunking import (
+        HeadingChunker,
+        RecursiveCharacterTextSplitter,
+        StructureAwareChunker,
+    )
+
+    if config.chunker == "recursive":
+        recursive = RecursiveCharacterTextSplitter(
+            chunk_size=config.max_tokens * CHARS_PER_TOKEN,
+            chunk_overlap=config.overlap_tokens * CHARS_PER_TOKEN,
+        )
+        return recursive, None
+    if config.chunker == "heading":
+        return HeadingChunker(), None
+    target = config.effective_target_tokens
+    structure = StructureAwareChunker(
+        tokenizer=tokenizer,
+        max_tokens=config.max_tokens,
+        target_tokens=target,
+        min_preferred_tokens=min(100, target),
+        overlap_tokens=config.overlap_tokens,
+        max_overlap_tokens=max(50, config.overlap_tokens),
+    )
+    return structure, config.max_tokens
