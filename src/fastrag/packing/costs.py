@@ -11,7 +11,6 @@ whole section — one subtraction.
 
 from __future__ import annotations
 
-import itertools
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate
@@ -19,9 +18,9 @@ from typing import Any, Final
 
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.contract import STRUCTURE_VERSION, embedding_prefix
+from fastrag.packing.counter import LeafCounter, Part
 from fastrag.packing.leaves import Layout
 from fastrag.packing.split import BlockSplitter, ContextRange, CutSite, make_splitter
-from fastrag.tokenization.counting import count_many
 from fastrag.tokenization.protocol import Tokenizer
 
 __all__ = ["OPTIONAL_CONTEXT_SHARE", "Costs"]
@@ -41,6 +40,7 @@ class Costs:
         "_splitters",
         "block",
         "config",
+        "counter",
         "hard",
         "joins",
         "layout",
@@ -61,6 +61,7 @@ class Costs:
         self._sites: dict[int, CutSite] = {}
         self._splitters: dict[int, BlockSplitter] = {}
         self.leaves: dict[int, tuple[list[int], list[int]]] = {}
+        self.counter = LeafCounter(tokenizer)
         self.block: list[int] = self._count_blocks(config.max_tokens - config.overlap_tokens)
         self._gap: dict[str, int] = {"": 0}
         self.joins: list[int] = [self.gap(block.gap) for block in blocks]
@@ -86,29 +87,31 @@ class Costs:
         piece at its splitter's finest cuts between units: its cost is their sum, and
         any run of whole pieces costs a subtraction, so cutting it counts nothing again.
         """
-        texts: list[str] = []
-        spans: list[tuple[int, int]] = []
+        leaves: list[tuple[str, list[int]]] = []
         for block in self.layout.blocks:
-            first = len(texts)
-            if len(block.text) >= hard and len(block.slots) > 1:
+            text = block.text
+            if len(text) >= hard and len(block.slots) > 1:
                 cuts = self.splitter(block.index).leaf_cuts()
                 if cuts:
-                    bounds = [0, *cuts, len(block.text)]
-                    texts.extend(block.text[x:y] for x, y in itertools.pairwise(bounds))
-                    self.leaves[block.index] = (bounds, [])
-                    spans.append((first, len(texts)))
+                    self.leaves[block.index] = ([0, *cuts, len(text)], [])
+                    leaves.append((text, self.leaves[block.index][0]))
                     continue
-            texts.append(block.text)
-            spans.append((first, first + 1))
-        counts = count_many(self.tokenizer, texts)
+            leaves.append((text, [0, len(text)]))
+        # A leaf of fewer than ~2 characters per token of the budget is rarely cut
+        # inside; a longer one is counted by sub-parts so that its cuts count cheaply.
+        counts = self.counter.count_blocks(leaves, 2 * hard)
         costs: list[int] = []
-        for block, (first, end) in zip(self.layout.blocks, spans, strict=True):
-            leaves = self.leaves.get(block.index)
-            if leaves is not None:
-                leaves[1].extend(accumulate(counts[first:end], initial=0))
-                costs.append(leaves[1][-1])
+        position = 0
+        for block, (_, bounds) in zip(self.layout.blocks, leaves, strict=True):
+            planned = self.leaves.get(block.index)
+            if planned is not None:
+                stop = position + len(bounds) - 1
+                planned[1].extend(accumulate(counts[position:stop], initial=0))
+                costs.append(planned[1][-1])
+                position = stop
             else:
-                costs.append(counts[first])
+                costs.append(counts[position])
+                position += 1
         return costs
 
     def leaf_cost(self, block: int, start: int, end: int) -> int | None:
@@ -126,6 +129,18 @@ class Costs:
 
     def count(self, text: str) -> int:
         return self.tokenizer.count(text)
+
+    def block_parts(self, block: int, start: int, end: int, out: list[Part]) -> None:
+        """Append parts joining to display ``[start, end)`` of ``block`` (for ``exact``)."""
+        self.counter.block_parts(block, start, end, out)
+
+    def count_range(self, block: int, start: int, end: int) -> int:
+        """Exactly ``count`` of display ``[start, end)`` of ``block``, from its leaves."""
+        return self.counter.count_range(block, start, end)
+
+    def exact(self, prefix: str, parts: Sequence[Part]) -> int:
+        """Exactly ``count(prefix + <parts joined>)``; see ``LeafCounter.exact``."""
+        return self.counter.exact(prefix, parts)
 
     def gap(self, text: str) -> int:
         """Cost of the text joining two blocks (memoized: there are few distinct gaps)."""

@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from fastrag.exceptions import ChunkingError
-from fastrag.packing.contract import STRUCTURE_VERSION, build_embedding_text, embedding_prefix
+from fastrag.packing.contract import STRUCTURE_VERSION, embedding_prefix
 from fastrag.packing.costs import Costs
 from fastrag.packing.merge import SPLIT, Plan, plan_of
 from fastrag.packing.overlap import find_overlap
@@ -63,8 +63,12 @@ class Finisher:
         if estimate is None:
             estimate = plan_of(self.costs, atoms, kind).total
         optional = self.costs.include_optional(estimate, first.block, first.start)
-        content, metadata = self.renderer.render(atoms, kind, optional=optional, overlap=overlap)
-        count = self.costs.count(build_embedding_text(content, metadata))
+        content, metadata, parts = self.renderer.render_counted(
+            atoms, kind, optional=optional, overlap=overlap
+        )
+        # Exactly count(build_embedding_text(content, metadata)): the prefix plus the
+        # content's parts, re-encoding only the windows around their joins.
+        count = self.costs.exact(embedding_prefix(metadata), parts)
         return content, metadata, count
 
     def _emit(

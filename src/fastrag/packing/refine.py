@@ -25,7 +25,6 @@ from fastrag.packing.blocks import Strength
 from fastrag.packing.costs import Costs
 from fastrag.packing.split import BlockSplitter, CutSite
 from fastrag.packing.split._site import WHITESPACE, ranges_of
-from fastrag.tokenization.counting import count_many
 
 __all__ = ["Atom", "Budget", "Refiner", "whole_atom"]
 
@@ -120,7 +119,7 @@ class Refiner:
                 continue
             bounds = [atom.start, *cuts, atom.end]
             pieces = list(itertools.pairwise(bounds))
-            counts = self._counts(atom.block, site.text, pieces)
+            counts = self._counts(atom.block, pieces)
             loss = atom.loss or level < splitter.atomic_floor
             refined: list[Atom] = []
             for (x, y), cost in zip(pieces, counts, strict=True):
@@ -133,12 +132,14 @@ class Refiner:
             return refined
         return [replace(atom, oversize=True)]
 
-    def _counts(self, block: int, text: str, pieces: list[tuple[int, int]]) -> list[int]:
-        """Exact piece counts: sums of counted leaves where aligned, else one batch."""
-        known = [self.costs.leaf_cost(block, x, y) for x, y in pieces]
-        missing = [text[x:y] for (x, y), cost in zip(pieces, known, strict=True) if cost is None]
-        counted = iter(count_many(self.costs.tokenizer, missing) if missing else ())
-        return [next(counted) if cost is None else cost for cost in known]
+    def _counts(self, block: int, pieces: list[tuple[int, int]]) -> list[int]:
+        """Piece counts: sums of counted leaves where aligned, else exact from the leaves."""
+        costs = self.costs
+        known = [costs.leaf_cost(block, x, y) for x, y in pieces]
+        return [
+            costs.count_range(block, x, y) if cost is None else cost
+            for (x, y), cost in zip(pieces, known, strict=True)
+        ]
 
     def _hard(self, piece: Atom, budget: Budget) -> int:
         """Room for ``piece``'s own text in its chunk: the maximum minus what it pays."""

@@ -16,10 +16,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Final
 
 from fastrag.packing.contract import STRUCTURE_VERSION
 from fastrag.packing.costs import Costs
+from fastrag.packing.counter import Part
 from fastrag.packing.leaves import Block, Run, RunKind
 from fastrag.packing.refine import Atom
 from fastrag.packing.split import ContextRange
@@ -49,6 +51,8 @@ class _Shown:
     text: str
     runs: list[list[Any]]
     retained: list[tuple[int, int]]
+    parts: list[Part]
+    """Pieces joining to ``text``, block displays by their prepared leaves (counting)."""
 
 
 def _source_start(block: Block, offset: int) -> int:
@@ -74,13 +78,16 @@ def _source_end(block: Block, offset: int) -> int:
 class _Display:
     """Accumulates display parts, coalesced map runs and retained intervals."""
 
-    __slots__ = ("parts", "position", "retained", "runs")
+    __slots__ = ("marks", "parts", "position", "retained", "runs")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.runs: list[list[Any]] = []
         self.retained: list[list[int]] = []
         self.position = 0
+        self.marks: list[tuple[int, int, int, int, int]] = []
+        """``(position, end, block, start, end)``: display ``[start, end)`` of ``block``
+        shown verbatim at ``[position, end)`` of the chunk (for ``Costs.block_parts``)."""
 
     def add(self, text: str, source_start: int, source_end: int, kind: str) -> None:
         if not text:
@@ -108,6 +115,19 @@ class _Display:
     @property
     def text(self) -> str:
         return "".join(self.parts)
+
+    def counted_parts(self, costs: Costs, text: str) -> list[Part]:
+        """``text`` as parts: marked block ranges by their leaves, the rest plain."""
+        parts: list[Part] = []
+        cursor = 0
+        for position, end, block, start, stop in self.marks:
+            if position > cursor:
+                parts.append(text[cursor:position])
+            costs.block_parts(block, start, stop, parts)
+            cursor = end
+        if cursor < len(text):
+            parts.append(text[cursor:])
+        return parts
 
 
 def _clip(block: Block, start: int, end: int) -> list[Run]:
@@ -150,6 +170,18 @@ class Renderer:
         overlap: Overlap | None = None,
     ) -> tuple[str, dict[str, Any]]:
         """Display text and metadata of the chunk made of ``atoms`` (not yet counted)."""
+        content, metadata, _ = self.render_counted(atoms, kind, optional=optional, overlap=overlap)
+        return content, metadata
+
+    def render_counted(
+        self,
+        atoms: Sequence[Atom],
+        kind: str,
+        *,
+        optional: bool,
+        overlap: Overlap | None = None,
+    ) -> tuple[str, dict[str, Any], list[Part]]:
+        """``render``, plus parts joining to the display text for ``Costs.exact``."""
         layout = self.costs.layout
         blocks = layout.blocks
         segments: list[list[int]] = []
@@ -193,7 +225,13 @@ class Renderer:
         if trailing:
             display.add("" if display.parts[-1].endswith("\n") else "\n", -1, -1, "separator")
             self._contexts(display, blocks[last_block], trailing, context_entries)
-        shown = _Shown(display.text, display.runs, [(a, b) for a, b in display.retained])
+        text = display.text
+        shown = _Shown(
+            text,
+            display.runs,
+            [(a, b) for a, b in display.retained],
+            display.counted_parts(self.costs, text),
+        )
         return self._finish(shown, segments, atoms, kind, context_entries, overlap)
 
     def _slice(self, segments: list[list[int]], *, optional: bool) -> _Shown | None:
@@ -228,7 +266,20 @@ class Renderer:
                 kept.append((max(low, start), min(high, end)))
             position += 1
         content = costs.layout.content[start:end]
-        return _Shown(content, [[0, end - start, start, end, "source"]], kept)
+        parts: list[Part] = []
+        cursor = start
+        for block, x, y in segments:
+            entry = blocks[block]
+            low, high = max(entry.start + x, cursor), min(entry.start + y, end)
+            if low >= high:
+                continue
+            if low > cursor:
+                parts.append(costs.layout.content[cursor:low])
+            costs.block_parts(block, low - entry.start, high - entry.start, parts)
+            cursor = high
+        if cursor < end:
+            parts.append(costs.layout.content[cursor:end])
+        return _Shown(content, [[0, end - start, start, end, "source"]], kept, parts)
 
     @staticmethod
     def _trim(pieces: list[list[Run]], first_block: Block, last: Block, last_end: int) -> str:
@@ -248,6 +299,12 @@ class Renderer:
 
     def _primary(self, display: _Display, block: Block, runs: list[Run]) -> None:
         text = block.text
+        if runs and all(a[1] == b[0] for a, b in pairwise(runs)):
+            # Contiguous runs show block.text[first:last] verbatim, whatever their kinds.
+            shown = runs[-1][1] - runs[0][0]
+            display.marks.append(
+                (display.position, display.position + shown, block.index, runs[0][0], runs[-1][1])
+            )
         for d0, d1, s0, s1, kind in runs:
             if kind == RunKind.SOURCE:
                 display.add(text[d0:d1], s0, s1, "source")
@@ -304,7 +361,7 @@ class Renderer:
         kind: str,
         context_entries: list[tuple[int, int, str]],
         overlap: Overlap | None,
-    ) -> tuple[str, dict[str, Any]]:
+    ) -> tuple[str, dict[str, Any], list[Part]]:
         layout = self.costs.layout
         blocks, sections = layout.blocks, layout.sections
         lineage = sections[blocks[segments[0][0]].section]
@@ -350,4 +407,4 @@ class Renderer:
             },
             "engine_identity": self.identity,
         }
-        return content, metadata
+        return content, metadata, display.parts

