@@ -205,6 +205,7 @@ class NormalizedDocument:
     diagnostics: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=lambda: _NO_ATTRIBUTES)
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    _validated: bool = field(init=False, repr=False, compare=False, default=False)
 
     def __post_init__(self) -> None:
         for name in ("nodes", "units", "exclusions", "diagnostics"):
@@ -261,8 +262,11 @@ class NormalizedDocument:
         """Check every structural contract; raise ``NormalizationError`` naming the fault.
 
         Linear in the number of nodes, units and exclusions. Returns ``self`` so adapters
-        can ``return result.validate()``.
+        can ``return result.validate()``. The values are immutable, so a tree that passed
+        once is remembered as valid and a second call costs nothing.
         """
+        if self._validated:
+            return self
         content_length = len(self.document.content)
         where = f"normalized document {self.document.id!r} ({self.format})"
         if len(self._index) != len(self.nodes):
@@ -279,6 +283,7 @@ class NormalizedDocument:
                     f"past the content length {content_length}"
                 )
         _check_partition(self.units, self.exclusions, self._index, content_length, where)
+        object.__setattr__(self, "_validated", True)
         return self
 
 

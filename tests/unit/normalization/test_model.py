@@ -194,3 +194,13 @@ def test_dump_is_stable_and_readable() -> None:
     assert "    units [5,15)" in text
     assert text.endswith("exclude [15,17) whitespace\n")
     assert dump_tree(_tree()) == text
+
+
+def test_validation_is_remembered_only_on_success() -> None:
+    tree = _tree()
+    assert tree.validate() is tree
+    assert tree.validate() is tree  # second call: remembered, nothing recomputed
+    broken = _tree(exclusions=(Exclusion(SourceSpan(3, 5), "whitespace"),))
+    for _ in range(2):
+        with pytest.raises(NormalizationError, match="coverage ends at 15"):
+            broken.validate()
