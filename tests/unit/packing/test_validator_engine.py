@@ -210,35 +210,3 @@ def test_budget_violation_without_overflow_flag_is_rejected() -> None:
     with pytest.raises(ChunkingError, match=rf"budget: .* {largest} tokens > max_tokens"):
         validate_structure_chunks(normalized, pieces, tokenizer_of("utf8"), largest - 1)
 
-
-def test_seed_000_measure_recipe_runs_verbatim() -> None:
-    # Seed 000, "Measure the actual embedding input": the offline recipe, unchanged.
-    from fastrag.ingestion.steps.chunking import (
-        StructureAwareChunker,
-        Utf8ByteTokenizer,
-        build_embedding_text,
-        validate_structure_chunks,
-    )
-    from fastrag.models import Document
-
-    parent = Document(
-        "orchard-guide",
-        "local-guide",
-        "# Orchard\n## Water\nWater pears weekly.\n## Soil\nTest soil each spring.\n",
-        metadata={"content_format": "markdown"},
-    )
-    chunker = StructureAwareChunker(
-        tokenizer=Utf8ByteTokenizer(),
-        target_tokens=100,
-        max_tokens=160,
-        min_preferred_tokens=20,
-        cache=False,
-    )
-    normalized = chunker.normalizers.normalize(parent)
-    pieces = list(chunker.split_normalized(normalized))
-    report = validate_structure_chunks(normalized, pieces, chunker.tokenizer, 160)
-    assert report.chunk_count == len(pieces) > 0
-    for content, metadata in pieces:
-        embedding_text = build_embedding_text(content, metadata)
-        assert chunker.tokenizer.count(embedding_text) <= 160
-        assert metadata["embedding_token_count"] == chunker.tokenizer.count(embedding_text)

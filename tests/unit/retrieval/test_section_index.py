@@ -20,6 +20,7 @@ from fastrag.normalization import (
 from fastrag.packing import PackingConfig, pack
 from fastrag.retrieval import ResolvedSection, SectionIndex
 from fastrag.tokenization import Utf8ByteTokenizer
+from tests._seed_examples import keep_provenance_and_parents
 from tests.unit.packing._hand_chunks import (
     ORCHARD,
     heading_tree,
@@ -206,24 +207,7 @@ def test_every_engine_chunk_of_a_real_document_resolves_to_sections_holding_it(
 
 def test_seed_000_section_index_recipe_runs_verbatim() -> None:
     # Seed 000, "Keep provenance and parents": the standalone recipe, unchanged.
-    from fastrag.ingestion.steps.chunking import StructureAwareChunker, Utf8ByteTokenizer
-    from fastrag.models import Document
-    from fastrag.retrieval import SectionIndex
-
-    parent = Document(
-        "orchard-guide",
-        "local-guide",
-        "# Orchard\n## Water\nWater pears weekly.\n",
-        metadata={"content_format": "markdown"},
-    )
-    chunker = StructureAwareChunker(tokenizer=Utf8ByteTokenizer(), cache=False)
-    normalized = chunker.normalizers.normalize(parent)
-    content, metadata = next(chunker.split_normalized(normalized))
-    hit = Document("retrieved-hit", parent.source_id, content, metadata=metadata)
-    index = SectionIndex([normalized])
-    sections = index.resolve(hit, ancestors=True)
-    assert sections and all(section.document_id == parent.id for section in sections)
-    assert any("Water pears weekly." in section.content for section in sections)
+    sections = keep_provenance_and_parents()
     # Beyond the recipe: the whole guide and its "Water" section, in source order.
     assert [s.heading_path for s in sections] == [("Orchard",), ("Orchard", "Water")]
     assert sections[1].content == "## Water\nWater pears weekly."
