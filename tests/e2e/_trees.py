@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from fastrag.cli.main import main
+from tests._paths import CORPUS, NODE_API_DOCS
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "documents"
-WEB = Path("/work/shared/corpus/web")
-PDF = Path("/work/shared/corpus/pdf/multicolumn.pdf")
-BENCH_MD = Path("/work/bench-corpus/md/api")
+WEB = CORPUS / "web"
+PDF = CORPUS / "pdf" / "multicolumn.pdf"
+BENCH_MD = NODE_API_DOCS
 
 
 def build_tree(root: Path) -> Path:
@@ -103,12 +104,22 @@ def headings(source_type: str, content: str) -> list[str]:
 
 
 def bench_tree(root: Path, limit_bytes: int) -> Path:
-    """Real Node.js API Markdown pages (smallest first) up to ``limit_bytes`` in total."""
+    """Real Markdown, about ``limit_bytes`` in total: Node.js's API pages (smallest first)
+    from Debian's nodejs package, topped up with numbered copies of the repository's own
+    real Markdown (golden sources and examples) on a machine without those docs."""
     root.mkdir(parents=True)
     total = 0
-    for path in sorted(BENCH_MD.glob("*.md"), key=lambda p: (p.stat().st_size, p.name)):
+    node_pages = sorted(BENCH_MD.glob("*.md"), key=lambda p: (p.stat().st_size, p.name))
+    for path in node_pages:
         if total + path.stat().st_size > limit_bytes:
-            break
+            return root
         shutil.copyfile(path, root / path.name)
         total += path.stat().st_size
+    own = sorted([*(REPO / "tests" / "golden" / "markdown").glob("*.src"), *EXAMPLES.glob("*.md")])
+    copy = 0
+    while total < limit_bytes:
+        source = own[copy % len(own)]
+        shutil.copyfile(source, root / f"copy-{copy:04d}-{source.stem}.md")
+        total += source.stat().st_size
+        copy += 1
     return root

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fastrag.ingestion._sniff import MAX_CENTRAL_DIRECTORY, sniff
+from tests._paths import CORPUS
 
-CORPUS = Path("/work/shared/corpus")
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
 

@@ -13,8 +13,8 @@ import pytest
 from fastrag.exceptions import ConfigurationError, ParsingError, PipelineError
 from fastrag.ingestion._glob import compile_globs
 from fastrag.ingestion.sources import SourceFile, discover, load_sidecar, raw_documents
+from tests._paths import CORPUS
 
-CORPUS = Path("/work/shared/corpus")
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not present")
 
 

@@ -6,7 +6,6 @@ import copy
 import json
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +17,9 @@ from fastrag.packing import PackingConfig, pack
 from fastrag.packing.contract import build_embedding_text
 from fastrag.packing.validator import validate_structure_chunks
 from fastrag.tokenization import TiktokenTokenizer, Utf8ByteTokenizer
+from tests._paths import CORPUS
 
-CORPUS = Path("/work/shared/corpus/web")
+WEB = CORPUS / "web"
 DOCUMENTS = {
     "mixed.md": ("mixed.md", "markdown"),
     "wiki.md": ("wiki.md", "markdown"),
@@ -45,7 +45,7 @@ Pieces = list[tuple[str, dict[str, Any]]]
 @cache
 def normalized_of(name: str) -> NormalizedDocument:
     file_name, format_name = DOCUMENTS[name]
-    text = (CORPUS / file_name).read_bytes().decode("utf-8")
+    text = (WEB / file_name).read_bytes().decode("utf-8")
     parent = Document(f"{name}:{format_name}", "corpus", text, {"content_format": format_name})
     return NormalizerRegistry().get(format_name).normalize(parent)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from fastrag.normalization import (
 from fastrag.packing import PackingConfig, pack
 from fastrag.retrieval import ResolvedSection, SectionIndex
 from fastrag.tokenization import Utf8ByteTokenizer
+from tests._paths import CORPUS
 from tests._seed_examples import keep_provenance_and_parents
 from tests.unit.packing._hand_chunks import (
     ORCHARD,
@@ -184,7 +184,7 @@ def test_html_sections_resolve_to_their_readable_text() -> None:
 def test_every_engine_chunk_of_a_real_document_resolves_to_sections_holding_it(
     file_name: str, format_name: str
 ) -> None:
-    text = (Path("/work/shared/corpus/web") / file_name).read_bytes().decode("utf-8")
+    text = (CORPUS / "web" / file_name).read_bytes().decode("utf-8")
     parent = Document(file_name, "corpus", text, {"content_format": format_name})
     normalized = NormalizerRegistry().get(format_name).normalize(parent)
     config = PackingConfig(target_tokens=300, max_tokens=400, min_preferred_tokens=50)
