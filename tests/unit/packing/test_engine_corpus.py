@@ -55,8 +55,13 @@ def test_examples_pack_within_the_contract(name: str, tokenizer: str, config: st
     assert max(report.token_counts) <= options.max_tokens
 
 
+# The Book of Ruth is one long paragraph per chapter: every chunk cuts a block, so it
+# has no whole-block sum to compare and is left out here (it is covered above).
+WHOLE_BLOCK_DOCUMENTS = [name for name in DOCUMENTS if name != "kjv-ruth.txt"]
+
+
 @pytest.mark.parametrize("tokenizer", ["utf8", "cl100k", "hf"])
-@pytest.mark.parametrize("name", DOCUMENTS)
+@pytest.mark.parametrize("name", WHOLE_BLOCK_DOCUMENTS)
 def test_planned_sums_of_whole_blocks_never_undercount(name: str, tokenizer: str) -> None:
     config = CONFIGS["default"]
     costs = Costs(build_layout(example(name), config), tokenizer_named(tokenizer), config)
@@ -70,5 +75,4 @@ def test_planned_sums_of_whole_blocks_never_undercount(name: str, tokenizer: str
         exact = costs.count(build_embedding_text(content, metadata))
         assert plan.total >= exact, (plan.total, exact, content[:80])
         checked += 1
-    if not checked:
-        pytest.skip(f"{name}: every chunk cuts a block (nothing to compare with a sum)")
+    assert checked, f"{name}: no chunk made of whole blocks to compare with its sum"
