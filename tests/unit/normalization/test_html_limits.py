@@ -57,12 +57,15 @@ def test_header_and_footer_need_a_marked_main_content() -> None:
 
 
 def test_header_inside_a_section_is_content() -> None:
+    # Outside main, the section's text goes (see below) but its header's heading stays;
+    # the page-level header goes whole, heading included.
     source = (
-        "<main></main><section><header><h2>Part</h2></header><p>x</p></section><header>Top</header>"
+        "<main><p>Body</p></main><section><header><h2>Part</h2></header><p>x</p></section>"
+        "<header><h1>Top</h1></header>"
     )
     tree = normalize(source)
-    assert texts(tree) == ["Part", "x"]
-    assert excluded(tree, "boilerplate") == ["<header>Top</header>"]
+    assert texts(tree) == ["Body", "Part"]
+    assert excluded(tree, "boilerplate") == ["x", "<header><h1>Top</h1></header>"]
 
 
 @pytest.mark.parametrize(
@@ -77,7 +80,7 @@ def test_header_inside_a_section_is_content() -> None:
     ],
 )
 def test_roles_and_hidden_elements_outside_main(chrome: str) -> None:
-    tree = normalize(f'<div role="main"><p>Body</p></div>{chrome}<p>After</p>')
+    tree = normalize(f'<div role="main"><p>Body</p></div>{chrome}<h2>After</h2>')
     assert texts(tree) == ["Body", "After"]
     assert excluded(tree, "boilerplate") == [chrome]
 
@@ -101,6 +104,63 @@ def test_main_content_inside_chrome_keeps_that_chrome() -> None:
     tree = normalize("<nav><main><p>Real</p></main></nav><nav>Menu</nav>")
     assert texts(tree) == ["Real"]
     assert excluded(tree, "boilerplate") == ["<nav>Menu</nav>"]
+
+
+SPHINX_LIKE = (
+    "<title>T</title><div class=document><div class=bodywrapper>"
+    '<div class="body" role="main"><h1>Classes</h1><p>Body <img alt="diagram"></p></div>'
+    "</div><h3>Quick search</h3><div class=sidebar><p>Side <b>bar</b></p>"
+    '<img alt="logo"></div></div><div class="footer">&copy; Copyright. Created using '
+    "<a href=x>Sphinx</a>.</div>"
+)
+
+
+def test_text_outside_a_marked_main_region_is_boilerplate_except_headings() -> None:
+    tree = normalize(SPHINX_LIKE)
+    assert tree.metadata["title"] == "T"
+    assert texts(tree) == ["Classes", "Body diagram", "Quick search"]
+    assert excluded(tree, "boilerplate") == [
+        "Side ",
+        "bar",
+        '<img alt="logo">',
+        "&copy; Copyright. Created using ",
+        "Sphinx",
+        ".",
+    ]
+    assert not tree.diagnostics
+
+
+def test_text_outside_main_is_kept_without_a_marked_main_region() -> None:
+    source = SPHINX_LIKE.replace(' role="main"', "")
+    tree = normalize(source)
+    assert texts(tree) == [
+        "Classes",
+        "Body diagram",
+        "Quick search",
+        "Side bar",
+        "logo",
+        "© Copyright. Created using Sphinx.",
+    ]
+    assert not excluded(tree, "boilerplate")
+    assert texts(normalize(SPHINX_LIKE, remove_boilerplate=False)) == texts(tree)
+
+
+@pytest.mark.parametrize(
+    "main", ["<main></main>", "<article> </article>", "<script>x = '<main>'</script>"]
+)
+def test_a_main_region_without_text_does_not_mark_the_main_content(main: str) -> None:
+    tree = normalize(f"{main}<h1>Title</h1><div>Real text</div><footer>Foot</footer>")
+    assert texts(tree) == ["Title", "Real text", "Foot"]
+    assert not excluded(tree, "boilerplate")
+
+
+def test_a_page_whose_only_text_is_outside_main_keeps_it() -> None:
+    tree = normalize("<main><img alt=''></main><div>Only text</div>")
+    assert texts(tree) == ["Only text"]
+    anchor = '<a class="headerlink" href="#">¶</a>'
+    tree = normalize(f'<div role="main">{anchor}</div><p>Only <b>text</b></p>')
+    assert texts(tree) == ["Only text"]
+    assert excluded(tree, "boilerplate") == [anchor]
 
 
 def test_a_page_of_only_chrome_keeps_it() -> None:

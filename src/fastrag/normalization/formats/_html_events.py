@@ -94,6 +94,10 @@ class TreeBuilder(BlockTree, HTMLParser):
         self.claims: list[int | Block | str] = []
         self.sup = -1
         self.main = 0  # open main/article/role=main elements: nothing inside is chrome
+        # With a marked main region, text outside every one of them is chrome (headings
+        # excepted); main_text records that the regions held text, so the rule applies.
+        self.outside_main_is_chrome = boilerplate and has_main
+        self.main_text = False
         self.conflicts: set[int] = set()
         self.removed_boilerplate = False
         self.title_parts: list[str] = []
@@ -163,6 +167,16 @@ class TreeBuilder(BlockTree, HTMLParser):
             block.ustart = start
         block.uend = end
         block.units += 1
+
+    def chrome_text(self, owner: Block | None) -> bool:
+        """Whether text shown by ``owner`` here is page chrome: the page marks its main
+        content and this is outside every such region. Headings are kept so the section
+        structure survives; chrome of other kinds (``nav`` …) is excluded at its start tag."""
+        return self.main == 0 and (owner is None or owner.kind != "heading")
+
+    def exclude_chrome(self, start: int, end: int, reason: str) -> None:
+        self._exclude(start, end, reason)
+        self.removed_boilerplate |= reason == "boilerplate"
 
     def _exclude(self, start: int, end: int, reason: str) -> None:
         if start >= end:
@@ -290,6 +304,9 @@ class TreeBuilder(BlockTree, HTMLParser):
             self._exclude(start, len(self.content), "comment")
             raise _RestIsExcludedError
         owner = self.owner
+        if self.outside_main_is_chrome and self.chrome_text(owner):
+            self.exclude_chrome(start, end, "boilerplate" if raw.strip(WS) else "whitespace")
+            return
         if owner is None:
             if not raw.strip(WS) or ("&" in raw and not html.unescape(raw).strip()):
                 self._exclude(start, end, "whitespace")
@@ -308,6 +325,8 @@ class TreeBuilder(BlockTree, HTMLParser):
                 owner.ustart = start
             owner.units += 1
         owner.uend = end
+        if self.main:
+            self.main_text = True
         if "&" in raw:
             add_references(owner, raw, start, self.diagnose)
         else:

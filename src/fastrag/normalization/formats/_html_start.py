@@ -339,8 +339,12 @@ def _image(tb: TreeBuilder, attrs: Attrs) -> None:
     alt = attribute(attrs, "alt")
     if not alt or not alt.strip():
         return
-    span = alt_value_span(tb.get_starttag_text() or "")
+    tag_text = tb.get_starttag_text() or ""
+    span = alt_value_span(tag_text)
     if span is None:
+        return
+    if tb.outside_main_is_chrome and tb.chrome_text(tb.owner):
+        tb.exclude_chrome(tb.pos, tb.pos + len(tag_text), "boilerplate")  # the whole <img>
         return
     start, end = tb.pos + span[0], tb.pos + span[1]
     owner = tb.owner if tb.owner is not None else tb.implicit_owner()

@@ -46,24 +46,32 @@ open runs to the end of the input); ``script``, ``style``, ``template`` and ``no
 elements are excluded whole under their own name; ``<title>`` text is ``front_matter``
 (kept as metadata).
 
-Boilerplate (``remove_boilerplate=True``, the default) — excluded whole as
-``boilerplate``, only outside the main content (``<main>``, ``<article>`` or an element
-with ``role="main"``; nothing inside those is ever removed):
+Boilerplate (``remove_boilerplate=True``, the default) — excluded as ``boilerplate``,
+only outside the main content (``<main>``, ``<article>`` or an element with
+``role="main"``; nothing inside those is ever removed):
 
 * ``nav`` and ``aside`` elements, and elements with ``role="navigation"``;
 * when the page marks its main content: ``header`` and ``footer`` elements that are not
   inside a ``section`` (page-level ones), and elements with ``role="banner"`` or
   ``role="contentinfo"``;
+* when the page marks its main content: every other text run outside all main regions
+  (``div.footer``, ``div.sidebar``, a copyright line, stray paragraphs, image alt text),
+  except the text of headings (``h1``–``h6``, kept so the section structure survives).
+  This rule works on text, not elements, so the wrappers around a main region and the
+  headings in them stay; the tags between the excluded runs are ``markup``. A page marks
+  its main content only if such a region holds text: with an empty ``<main>`` (or a
+  ``<main`` inside a script) the page is read as if it marked none;
 * elements with the ``hidden`` attribute or ``aria-hidden="true"``;
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
   ``copiable-anchor`` (Texinfo), ``anchorjs-link`` or ``header-anchor`` — the ``¶``
   or ``#`` put after headings and terms.
 
-Not removed: anything else, whatever its class or id (``div.footer``, ``div.sidebar``,
-cookie banners …), and forms, which stay as text. If the main content lies inside chrome
-(a ``main`` inside a ``nav``), that chrome is kept. If removing boilerplate would leave
-no retained text at all, nothing is removed (the page is all chrome, so the chrome is
-its content).
+The other elements are excluded whole. Not removed on a page without a marked main
+region: anything else, whatever its class or id (``div.footer``, ``div.sidebar``, cookie
+banners …), and forms, which stay as text. If the main content lies inside chrome (a
+``main`` inside a ``nav``), that chrome is kept. If removing boilerplate would leave no
+retained text at all, nothing is removed (the page is all chrome, so the chrome is its
+content).
 
 Malformed markup is read the way HTML recovers it, approximately: implied end tags (a new
 ``p``, ``li``, ``dt``/``dd``, ``tr``, ``td``), unclosed and misnested elements closed by
@@ -150,9 +158,11 @@ class HtmlNormalizer:
                 f"max_chars={self.max_chars}; raise HtmlNormalizer(max_chars=...) or split it"
             )
         has_main = MAIN_PROBE.search(content) is not None
-        builder = self._run(content, self.remove_boilerplate, has_main, frozenset())
-        if builder.conflicts:
-            builder = self._rerun_keeping_main(content, has_main, builder)
+        builder = self._remove_chrome(content, has_main)
+        if has_main and self.remove_boilerplate and not builder.main_text:
+            # The probe matched no main region that holds text (an empty <main>, or
+            # "<main" inside a script): the page does not mark its main content after all.
+            builder = self._remove_chrome(content, False)
         if builder.removed_boilerplate and not _retains_text(builder):
             everything = self._run(content, False, has_main, frozenset())
             if _retains_text(everything):
@@ -161,6 +171,12 @@ class HtmlNormalizer:
                 )
                 builder = everything
         return build_document(document, builder)
+
+    def _remove_chrome(self, content: str, has_main: bool) -> TreeBuilder:
+        builder = self._run(content, self.remove_boilerplate, has_main, frozenset())
+        if builder.conflicts:
+            builder = self._rerun_keeping_main(content, has_main, builder)
+        return builder
 
     def _run(
         self, content: str, boilerplate: bool, has_main: bool, protected: frozenset[int]
