@@ -88,6 +88,8 @@ class DraftTree:
     exclusions: list[tuple[int, int, str]]
     # (message template with "{offset}", byte offset): offsets are mapped later.
     diagnostics: list[tuple[str, int]]
+    # Nodes whose attributes hold link, image or footnote lists (to freeze as tuples).
+    noted: list[int]
 
 
 class Walker:
@@ -105,11 +107,13 @@ class Walker:
         self.definition_starts: list[int] = []
         self.size = len(data)
         self.limits = limits
+        self.max_depth = limits.max_depth
         self.nodes: list[DraftNode] = [DraftNode("document", 0, -1)]
         self.children: dict[int, list[int]] = {}  # only nodes that have children
         self.units: list[tuple[int, int, int]] = []
         self.exclusions: list[tuple[int, int, str]] = []
         self.diagnostics: list[tuple[str, int]] = []
+        self.noted: list[int] = []  # see DraftTree.noted
         self.stack: list[int] = [0]  # open containers: root, sections, then blocks
         self.block_depth = 0  # open containers other than root and sections
         self.list_depth = 0
@@ -145,16 +149,17 @@ class Walker:
         if gap.isspace():  # bytes.isspace: the same ASCII set strip() removes
             self.exclude(start, end, "whitespace")
             return
-        core = gap.strip()
-        core_start = end - len(gap.lstrip())
-        core_end = core_start + len(core)
+        rest = gap.lstrip()
+        core_start = end - len(rest)
+        core_end = core_start + len(rest.rstrip())
         if core_start > start:
             self.exclude(start, core_start, "whitespace")
+        nodes = self.nodes
         owner = self.stack[-1]
-        kind = self.nodes[owner].kind
+        kind = nodes[owner].kind
         if kind in _GROUPS:
-            owner = self.nodes[owner].parent
-            kind = self.nodes[owner].kind
+            owner = nodes[owner].parent
+            kind = nodes[owner].kind
         if owner == 0 or kind == "section":
             self.top_level(core_start, core_end, owner)
         else:
@@ -234,13 +239,14 @@ class Walker:
             self.exclude(core_end, end, "whitespace")
 
     def add(self, node: DraftNode) -> int:
-        index = len(self.nodes)
-        self.nodes.append(node)
-        children = self.children.get(node.parent)
-        if children is None:
+        nodes = self.nodes
+        index = len(nodes)
+        nodes.append(node)
+        siblings = self.children.get(node.parent)
+        if siblings is None:
             self.children[node.parent] = [index]
         else:
-            children.append(index)
+            siblings.append(index)
         return index
 
     def note(self, key: str, value: Any) -> None:
@@ -252,10 +258,12 @@ class Walker:
         attributes = node.attributes
         if attributes is None:
             node.attributes = {key: [value]}
+            self.noted.append(index)
             return
         values = attributes.get(key)
         if values is None:
             attributes[key] = [value]
+            self.noted.append(index)
         else:
             values.append(value)
 
@@ -268,11 +276,12 @@ class Walker:
         level: int | None = None,
         attributes: dict[str, Any] | None = None,
     ) -> None:
-        if start < self.cursor:
-            start = self.cursor
+        cursor = self.cursor
+        if start < cursor:
+            start = cursor
         elif start > self.size:
             start = self.size
-        if start > self.cursor:
+        if start > cursor:
             self.fill(start)
         self.leaf = self.add(DraftNode(kind, start, self.stack[-1], True, level, attributes))
 
@@ -303,7 +312,7 @@ class Walker:
 
     def open_container(self, kind: str, start: int, attributes: dict[str, Any] | None) -> bool:
         """Open a block container; False when it lies past ``max_depth`` (then skipped)."""
-        if self.skipped or self.block_depth >= self.limits.max_depth:
+        if self.skipped or self.block_depth >= self.max_depth:
             if not self.skipped:
                 self.diagnostics.append(
                     (
@@ -320,8 +329,9 @@ class Walker:
             if start > self.size:
                 start = self.size
             self.fill(start)
-        index = self.add(DraftNode(kind, start, self.stack[-1], False, None, attributes))
-        self.stack.append(index)
+        stack = self.stack
+        index = self.add(DraftNode(kind, start, stack[-1], False, None, attributes))
+        stack.append(index)
         self.block_depth += 1
         return True
 
@@ -356,11 +366,26 @@ class Walker:
     # -- events ----------------------------------------------------------------------
 
     def end_link(self) -> None:
+        """Record a closed link or image on its block (``note``, inlined: 100k+ calls)."""
         links = self.links
         if links:
             kind, parts, target = links.pop()
-            text = (parts[0] if len(parts) == 1 else "".join(parts)).strip()
-            self.note("links" if kind == "Link" else "images", (text, target))
+            text = "".join(parts).strip()
+            key = "links" if kind == "Link" else "images"
+            index = self.leaf if self.leaf >= 0 else self.stack[-1]
+            node = self.nodes[index]
+            if index != 0 and node.kind != "section":
+                attributes = node.attributes
+                if attributes is None:
+                    node.attributes = {key: [(text, target)]}
+                    self.noted.append(index)
+                else:
+                    values = attributes.get(key)
+                    if values is None:
+                        attributes[key] = [(text, target)]
+                        self.noted.append(index)
+                    else:
+                        values.append((text, target))
             if links:  # an image inside a link names the link
                 links[-1][1].append(text)
             else:

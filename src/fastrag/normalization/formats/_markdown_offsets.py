@@ -11,6 +11,7 @@ each byte is decoded exactly once, by C code.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import accumulate
 
 __all__ = ["ByteToChar"]
 
@@ -30,16 +31,13 @@ class ByteToChar:
         self._table: dict[int, int] | None = None
         if ascii_only:
             return
-        table: dict[int, int] = {}
-        previous_byte = 0
-        previous_char = 0
-        for offset in sorted(set(offsets)):
-            # Offsets come from parser ranges and ASCII-whitespace trimming, so each lies
-            # on a character boundary and the gap decodes cleanly.
-            previous_char += len(data[previous_byte:offset].decode("utf-8"))
-            previous_byte = offset
-            table[offset] = previous_char
-        self._table = table
+        ordered = sorted(set(offsets))
+        # Offsets come from parser ranges and ASCII-whitespace trimming, so each lies on a
+        # character boundary and every gap decodes cleanly. map() keeps the per-offset
+        # work (slice, decode, count, running sum) in C: no bytecode per offset.
+        gaps = map(data.__getitem__, map(slice, [0, *ordered], ordered))
+        counts = accumulate(map(len, map(bytes.decode, gaps)))
+        self._table = dict(zip(ordered, counts, strict=True))
 
     def __call__(self, offset: int) -> int:
         """The code-point offset (plus base) of a byte offset given at construction."""
@@ -51,5 +49,7 @@ class ByteToChar:
         """``[self(offset) for offset in offsets]``, without a Python call per offset."""
         base, table = self._base, self._table
         if table is None:
-            return [offset + base for offset in offsets] if base else offsets
-        return [table[offset] + base for offset in offsets]
+            return list(map(base.__add__, offsets)) if base else offsets
+        if base:
+            return list(map(base.__add__, map(table.__getitem__, offsets)))
+        return list(map(table.__getitem__, offsets))

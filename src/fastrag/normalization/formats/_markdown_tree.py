@@ -86,7 +86,8 @@ def _start_list(walker: Walker, tag: Any, start: int) -> None:
 
 
 def _start_item(walker: Walker, tag: Any, start: int) -> None:
-    position = max(start, walker.cursor)
+    cursor = walker.cursor
+    position = start if start > cursor else cursor
     label = _BULLETS.get(walker.data[position : position + 1])
     if label is None:  # ordered, or indented: read the marker as written
         marker = _LIST_MARKER.match(walker.data, position)
@@ -189,8 +190,12 @@ def build_draft(
     """
     walker = Walker(data, limits, find_definitions)
     text = walker.text
+    end_link = walker.end_link
+    links = walker.links  # never rebound: close_leaf clears it in place
+    plain = PLAIN_INLINE
     for event, span in events:
-        # Ordered by frequency: text, then tags; the loop body is the hot path.
+        # Ordered by frequency (text, tags, code); the loop body is the hot path, so
+        # membership tests (no method call) pick the event's one key.
         if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
             if event == "Rule":
                 if not walker.skipped:
@@ -199,35 +204,48 @@ def build_draft(
             elif walker.collecting:
                 text(" ")
             continue
-        value = event.get("Text")
-        if value is None:
-            value = event.get("Code")
-        if value is not None:
-            if walker.collecting:
-                text(value)
+        if "Text" in event:
+            if walker.collecting:  # Walker.text, inlined
+                value = event["Text"]
+                parts = walker.heading_parts
+                if parts is not None:
+                    parts.append(value)
+                if links:
+                    links[-1][1].append(value)
             continue
-        tag = event.get("Start")
-        if tag is not None:
+        if "Start" in event:
+            tag = event["Start"]
             if type(tag) is str:
-                if tag in PLAIN_INLINE:
+                if tag in plain:
+                    continue
+                if tag == "Item":  # a container: open_container handles max_depth
+                    _start_item(walker, tag, span["start"])
                     continue
             elif not walker.skipped:
                 link = tag.get("Link")
                 if link is not None:  # the most frequent tag in real documents
-                    walker.links.append(("Link", [], link["dest_url"]))
+                    links.append(("Link", [], link["dest_url"]))
                     walker.collecting = True
                     continue
             _start(walker, tag, span)
             continue
-        tag = event.get("End")
-        if tag is not None:
+        if "End" in event:
+            tag = event["End"]
             if type(tag) is str:
-                if tag in PLAIN_INLINE:
+                if tag in plain:
                     continue
                 if tag == "Link" or tag == "Image":
-                    walker.end_link()
+                    end_link()
+                    continue
+                if tag == "Item":
+                    if walker.close_container(span["end"]):
+                        walker.items.pop()
                     continue
             _end(walker, tag, span)
+            continue
+        if "Code" in event:
+            if walker.collecting:
+                text(event["Code"])
             continue
         if walker.collecting:
             for key in _TEXT_KEYS:
@@ -247,5 +265,10 @@ def build_draft(
             walker.block_depth -= 1
     walker.fill(walker.size)
     return DraftTree(
-        walker.nodes, walker.children, walker.units, walker.exclusions, walker.diagnostics
+        walker.nodes,
+        walker.children,
+        walker.units,
+        walker.exclusions,
+        walker.diagnostics,
+        walker.noted,
     )

@@ -209,8 +209,10 @@ def _assemble(
 ) -> NormalizedDocument:
     """Map the draft's byte offsets to code points and build the immutable tree.
 
-    This runs once per node and unit, so it converts offsets in bulk and lets a leaf's
-    node and its unit share one ``SourceSpan``.
+    This runs once per node, unit and exclusion (hundreds of thousands per corpus), so
+    it converts offsets in bulk, lets a leaf's node and its unit share one
+    ``SourceSpan``, and builds spans, units and exclusions with ``map`` (constructors
+    called from C, no bytecode per value); only the node loop stays in Python.
     """
     content = document.content
     base = front.end if front is not None else 0
@@ -219,87 +221,101 @@ def _assemble(
     node_ends = [node.end for node in draft_nodes]
     unit_starts = [unit[0] for unit in draft_units]
     unit_ends = [unit[1] for unit in draft_units]
+    owners = [unit[2] for unit in draft_units]
     exclusion_starts = [exclusion[0] for exclusion in draft_exclusions]
     exclusion_ends = [exclusion[1] for exclusion in draft_exclusions]
     offsets: list[int] = []
     if not ascii_only:  # ASCII needs no table: a byte offset is a code-point offset
-        for values in (node_starts, node_ends, unit_starts, unit_ends, exclusion_starts,
-                       exclusion_ends):
+        for values in (
+            node_starts,
+            node_ends,
+            unit_starts,
+            unit_ends,
+            exclusion_starts,
+            exclusion_ends,
+        ):
             offsets.extend(values)
         offsets.extend(offset for _, offset in draft.diagnostics)
     to_char = ByteToChar(data, offsets, ascii_only=ascii_only, base=base)
     node_starts, node_ends = to_char.many(node_starts), to_char.many(node_ends)
 
     prefix = document.id
+    count = len(draft_nodes)
     ids = [f"{prefix}:{node.kind}:{index}" for index, node in enumerate(draft_nodes)]
+    id_of = ids.__getitem__
     children = draft.children
-    no_children: list[int] = []
+    root_children = children.get(0, [])
     root_title = next(
         (
             draft_nodes[child].title or ""
-            for child in children.get(0, no_children)
+            for child in root_children
             if draft_nodes[child].kind == "section" and draft_nodes[child].level == 1
         ),
         "",
     )
-    spans: list[SourceSpan | None] = [None]
+    for index in draft.noted:  # link, image and footnote lists become tuples
+        attributes = draft_nodes[index].attributes
+        if attributes is not None:
+            for key in _LIST_ATTRIBUTES:
+                found = attributes.get(key)
+                if type(found) is list:
+                    attributes[key] = tuple(found)
+    # Hot loop (one pass per node): constructors and lookups bound to locals.
+    new_span, new_node, new_unit = SourceSpan, NormalizedNode, CoverageUnit
+    no_attributes, read_only = _NO_ATTRIBUTES, MappingProxyType
+    spans: list[SourceSpan | None] = [None] * count
     nodes = [
-        NormalizedNode(
+        new_node(
             ids[0],
             "document",
             root_title,
-            (SourceSpan(0, len(content)),) if content else (),
+            (new_span(0, len(content)),) if content else (),
             None,
-            tuple([ids[child] for child in children.get(0, no_children)]),
+            tuple(map(id_of, root_children)),
         )
     ]
-    for index in range(1, len(draft_nodes)):
+    append = nodes.append
+    get_children = children.get
+    node_spans = list(map(new_span, node_starts, node_ends))  # [0], the root's, unused
+    for index in range(1, count):
         node = draft_nodes[index]
-        start, end = node_starts[index], node_ends[index]
-        span = SourceSpan(start, end)
-        spans.append(span if node.leaf else None)
-        if node.title is not None:
-            text = node.title
-        elif node.leaf:
-            text = content[start:end]
+        span = node_spans[index]
+        title = node.title
+        if node.leaf:
+            spans[index] = span  # its unit shares this span
+            text = content[span.start : span.end] if title is None else title
         else:
-            text = ""
+            text = "" if title is None else title
         attributes = node.attributes
-        if attributes is not None:
-            for key in _LIST_ATTRIBUTES:
-                if key in attributes:
-                    attributes[key] = tuple(attributes[key])
-        nodes.append(
-            NormalizedNode(
+        kids = get_children(index)
+        append(
+            new_node(
                 ids[index],
                 node.kind,
                 text,
                 (span,),
                 ids[node.parent],
-                tuple([ids[child] for child in children[index]]) if index in children else (),
+                tuple(map(id_of, kids)) if kids is not None else (),
                 node.level,
-                MappingProxyType(attributes) if attributes is not None else _NO_ATTRIBUTES,
+                read_only(attributes) if attributes is not None else no_attributes,
             )
         )
-    units = []
-    owners = [unit[2] for unit in draft_units]
-    for position, (start, end, owner) in enumerate(
-        zip(to_char.many(unit_starts), to_char.many(unit_ends), owners, strict=True)
+    unit_spans: list[SourceSpan] = []
+    add_span = unit_spans.append
+    for start, end, owner in zip(
+        to_char.many(unit_starts), to_char.many(unit_ends), owners, strict=True
     ):
         shared = spans[owner]
         if shared is None or shared.start != start or shared.end != end:
-            shared = SourceSpan(start, end)
-        units.append(CoverageUnit(f"{prefix}:u{position}", ids[owner], shared))
-    exclusions = [Exclusion(SourceSpan(0, base), "front_matter")] if base else []
+            shared = new_span(start, end)
+        add_span(shared)
+    unit_ids = [f"{prefix}:u{position}" for position in range(len(unit_spans))]
+    units = list(map(new_unit, unit_ids, map(id_of, owners), unit_spans))
+    exclusions = [Exclusion(new_span(0, base), "front_matter")] if base else []
     reasons = [exclusion[2] for exclusion in draft_exclusions]
-    exclusions.extend(
-        [
-            Exclusion(SourceSpan(start, end), reason)
-            for start, end, reason in zip(
-                to_char.many(exclusion_starts), to_char.many(exclusion_ends), reasons, strict=True
-            )
-        ]
-    )
+    # map() calls the constructors from C: no bytecode per exclusion.
+    exclusion_spans = map(new_span, to_char.many(exclusion_starts), to_char.many(exclusion_ends))
+    exclusions.extend(map(Exclusion, exclusion_spans, reasons))
     diagnostics.extend(
         template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
     )
