@@ -34,7 +34,10 @@ def test_titles_in_every_style_open_nested_sections() -> None:
     tree = normalize(source)
     sections = kinds(tree, "section")
     assert [(s.text, s.level) for s in sections] == [
-        ("Title", 1), ("Sub", 2), ("Deeper", 3), ("Other", 1),
+        ("Title", 1),
+        ("Sub", 2),
+        ("Deeper", 3),
+        ("Other", 1),
     ]
     title, sub, _, other = kinds(tree, "heading")
     assert owned(tree, title) == ["=====\nTitle\n====="]
@@ -68,8 +71,11 @@ def test_paragraph_is_its_exact_source_with_inline_markup_and_links() -> None:
         ("Example::\n\n    Title\n    =====\n", "Title\n    =====", None),
         ("::\n\n    x = 1\n", "::\n\n    x = 1", None),
         (".. highlight:: c\n\nDo::\n\n   int x;\n", "int x;", "c"),
-        (".. code-block:: python\n   :linenos:\n\n   x = 1\n",
-         ".. code-block:: python\n   :linenos:\n\n   x = 1", "python"),
+        (
+            ".. code-block:: python\n   :linenos:\n\n   x = 1\n",
+            ".. code-block:: python\n   :linenos:\n\n   x = 1",
+            "python",
+        ),
         (".. sourcecode:: js\n\n   f()\n", ".. sourcecode:: js\n\n   f()", "js"),
         (".. doctest::\n\n   >>> 1\n   1\n", ".. doctest::\n\n   >>> 1\n   1", "pycon"),
         (">>> print(1)\n1\n", ">>> print(1)\n1", "pycon"),
@@ -97,7 +103,11 @@ def test_nested_lists_carry_labels_depth_and_own_their_markers() -> None:
     ]
     items = kinds(tree, "list_item")
     assert [(i.attributes["label"], i.attributes["depth"]) for i in items] == [
-        ("-", 1), ("-", 2), ("3.", 1), ("4.", 1), ("(a)", 1),
+        ("-", 1),
+        ("-", 2),
+        ("3.", 1),
+        ("4.", 1),
+        ("(a)", 1),
     ]
     assert owned(tree, items[0]) == ["-"]
     assert items[0].text == ""
@@ -139,9 +149,7 @@ def test_definition_field_and_option_lists() -> None:
         ),
     ],
 )
-def test_table_rows_are_leaves_with_header_flags(
-    source: str, rows: list[tuple[str, bool]]
-) -> None:
+def test_table_rows_are_leaves_with_header_flags(source: str, rows: list[tuple[str, bool]]) -> None:
     tree = normalize(source)
     (table,) = kinds(tree, "table")
     assert table.attributes["columns"] == 2
@@ -183,7 +191,10 @@ def test_comments_targets_and_markup_directives_are_excluded() -> None:
     tree = normalize(source)
     assert excluded(tree, "comment") == [".. a comment\n   spanning lines", ".."]
     assert excluded(tree, "markup") == [
-        ".. _label:", "__ https://anon.example", ".. index:: single: x", ".. role:: custom",
+        ".. _label:",
+        "__ https://anon.example",
+        ".. index:: single: x",
+        ".. role:: custom",
     ]
     assert [node.text for node in tree.nodes[1:]] == ["Text."]
 
@@ -216,7 +227,8 @@ def test_refused_and_failed_directives() -> None:
     )
     tree = normalize(source)
     assert excluded(tree, "directive") == [
-        ".. include:: other.rst", ".. raw:: html\n\n   <b>x</b>",
+        ".. include:: other.rst",
+        ".. raw:: html\n\n   <b>x</b>",
         ".. csv-table::\n   :file: data.csv",
     ]
     assert sum("refused" in d for d in tree.diagnostics) == 3
@@ -238,7 +250,8 @@ def test_images_and_figures() -> None:
     source = ".. image:: a.png\n   :alt: A\n\n.. figure:: b.png\n\n   Caption.\n"
     tree = normalize(source)
     assert [(i.attributes["uri"], i.text.split("\n")[0]) for i in kinds(tree, "image")] == [
-        ("a.png", ".. image:: a.png"), ("b.png", ".. figure:: b.png"),
+        ("a.png", ".. image:: a.png"),
+        ("b.png", ".. figure:: b.png"),
     ]
 
 
@@ -274,7 +287,40 @@ def test_ids_are_positional_and_deterministic() -> None:
     source = "Title\n=====\n\nText.\n"
     first, second = normalize(source), normalize(source)
     assert [n.node_id for n in first.nodes] == [
-        "doc:document:0", "doc:section:1", "doc:heading:2", "doc:paragraph:3",
+        "doc:document:0",
+        "doc:section:1",
+        "doc:heading:2",
+        "doc:paragraph:3",
     ]
     assert first == second
     assert [u.unit_id for u in first.units] == ["doc:u0", "doc:u1"]
+
+
+# Found by hypothesis: docutils cuts a grid table at an earlier border when its bottom
+# border is corrupt, then numbers the rows two lines early and re-reads those lines as
+# the next block. The table is kept as text at the line it really starts on.
+CUT_TABLE = (
+    "+------+------+------+\n| a    | a    | a    |\n+======+======+======+\n"
+    "| a    | a    | a    |\n+------+------+------+\n| a    | a    | a    |\n"
+    "+------+------+-----\n"
+)
+
+
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "pear\n \nTitle\n=====\n \n.. note::\n\n   pear\n \n",
+        "Title\n=====\n \n=====\nTitle\n=====\n",
+    ],
+)
+def test_a_grid_table_cut_at_a_corrupt_border_keeps_every_line_where_it_is(prefix: str) -> None:
+    content = prefix + CUT_TABLE
+    tree = RstNormalizer().normalize(Document("cut", "s", content, {"content_format": "rst"}))
+    table = next(node for node in tree.nodes if node.kind == "table")
+    assert table.attributes["flattened"] is True
+    assert content[table.start : table.end].startswith("+------+")
+    for unit in tree.units:
+        node = tree.node(unit.node_id)
+        if node.kind not in ("heading", "admonition"):
+            assert node.text == content[unit.span.start : unit.span.end]
+    assert any("corrupt border" in diagnostic for diagnostic in tree.diagnostics)

@@ -238,18 +238,28 @@ class _Toolkit:
                     _record(before.children[count:], start, start + title_lines)
 
             def table(self, isolate_function: Any, parser_class: Any) -> Any:
+                first_line = self.state_machine.abs_line_offset()
                 block, messages, blank_finish = isolate_function()
                 if block:
                     context = self._context()
                     cells = _estimate_cells(block, parser_class.__name__)
-                    if context.table_cells + cells > context.max_table_cells:
-                        start = self.state_machine.abs_line_offset() - len(block) + 1
+                    start = self.state_machine.abs_line_offset() - len(block) + 1
+                    # docutils numbers rows from where isolation left the state machine.
+                    # After it cuts a grid table at an earlier border (a corrupt bottom
+                    # border) it stands two lines short and re-reads those lines as the
+                    # next block, so its rows would claim the wrong lines: keep such a
+                    # table as text, at the line it really starts on.
+                    misplaced = start != first_line
+                    if misplaced or context.table_cells + cells > context.max_table_cells:
                         flat = toolkit.adapter_nodes.flat()
-                        flat.fr_start, flat.fr_kind = start, "table"
-                        context.notes.append(
-                            (start, f"table of about {cells} cells past "
-                             f"max_table_cells={context.max_table_cells} kept as text")
+                        flat.fr_start, flat.fr_kind = first_line, "table"
+                        reason = (
+                            "table cut at a corrupt border kept as text"
+                            if misplaced
+                            else f"table of about {cells} cells past "
+                            f"max_table_cells={context.max_table_cells} kept as text"
                         )
+                        context.notes.append((first_line, reason))
                         return [flat, *messages], blank_finish
                     context.table_cells += cells
                 return super().table(  # type: ignore[misc]
