@@ -409,7 +409,7 @@ def test_registry_selects_the_html_adapter() -> None:
 def test_identity_names_the_parser_and_changes_with_options() -> None:
     assert HtmlNormalizer.identity.startswith("html:stdlib-html.parser-3.")
     assert HtmlNormalizer().identity == HtmlNormalizer.identity
-    assert HtmlNormalizer(max_chars=10).identity == HtmlNormalizer.identity
+    assert HtmlNormalizer(max_characters=10).identity == HtmlNormalizer.identity
     changed = {
         HtmlNormalizer(max_depth=5).identity,
         HtmlNormalizer(max_table_cells=5).identity,
@@ -420,7 +420,12 @@ def test_identity_names_the_parser_and_changes_with_options() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"max_depth": 0}, {"max_chars": -1}, {"max_table_cells": 1.5}, {"remove_boilerplate": "yes"}],
+    [
+        {"max_depth": 0},
+        {"max_characters": -1},
+        {"max_table_cells": 1.5},
+        {"remove_boilerplate": "yes"},
+    ],
 )
 def test_bad_options_are_refused_naming_the_option(options: dict[str, object]) -> None:
     from fastrag.exceptions import ConfigurationError

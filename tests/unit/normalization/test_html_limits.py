@@ -244,9 +244,11 @@ def test_empty_and_blank_documents() -> None:
 # -- limits -------------------------------------------------------------------------------
 
 
-def test_max_chars_refuses_large_input_naming_the_option() -> None:
-    with pytest.raises(NormalizationError, match=r"max_chars=10\b.*HtmlNormalizer\(max_chars"):
-        normalize("<p>" + "x" * 10 + "</p>", max_chars=10)
+def test_max_characters_refuses_large_input_naming_the_option() -> None:
+    with pytest.raises(
+        NormalizationError, match=r"max_characters=10\b.*HtmlNormalizer\(max_characters"
+    ):
+        normalize("<p>" + "x" * 10 + "</p>", max_characters=10)
 
 
 def test_max_table_cells_refuses_large_tables_naming_the_option() -> None:

@@ -85,12 +85,13 @@ from __future__ import annotations
 import sys
 from typing import ClassVar
 
-from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.exceptions import ConfigurationError
 from fastrag.models import Document
 from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_finish import build_document
 from fastrag.normalization.formats._html_frames import Limits
 from fastrag.normalization.formats._html_tags import MAIN_PROBE
+from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.model import NormalizedDocument
 
 __all__ = ["HtmlNormalizer"]
@@ -106,16 +107,10 @@ def _retains_text(builder: TreeBuilder) -> bool:
     return any(not isinstance(owner, str) for owner in builder.claims[2::3])
 
 
-def _positive(name: str, value: int) -> int:
-    if type(value) is not int or value < 1:
-        raise ConfigurationError(f"HtmlNormalizer({name}=...) must be an int >= 1 (got {value!r})")
-    return value
-
-
 class HtmlNormalizer:
     """Normalize HTML strings; pure, deterministic and safe on hostile input.
 
-    ``max_chars`` (default 100,000,000): longer content raises ``NormalizationError``.
+    ``max_characters`` (default 100,000,000): longer content raises ``NormalizationError``.
     ``max_depth`` (default 100): deeper block nesting is flattened into its container's
     text, with a diagnostic. ``max_table_cells`` (default 1,000,000): a table with more
     cells raises ``NormalizationError``. ``remove_boilerplate`` (default True): exclude
@@ -127,36 +122,43 @@ class HtmlNormalizer:
     def __init__(
         self,
         *,
-        max_chars: int = 100_000_000,
+        max_characters: int = 100_000_000,
         max_depth: int = 100,
         max_table_cells: int = 1_000_000,
         remove_boilerplate: bool = True,
     ) -> None:
-        self.max_chars = _positive("max_chars", max_chars)
-        self.max_depth = _positive("max_depth", max_depth)
-        self.max_table_cells = _positive("max_table_cells", max_table_cells)
+        check_positive(
+            "HtmlNormalizer",
+            {
+                "max_characters": max_characters,
+                "max_depth": max_depth,
+                "max_table_cells": max_table_cells,
+            },
+        )
+        self.max_characters = max_characters
+        self.max_depth = max_depth
+        self.max_table_cells = max_table_cells
         if not isinstance(remove_boilerplate, bool):
             raise ConfigurationError(
                 "HtmlNormalizer(remove_boilerplate=...) must be a bool "
                 f"(got {remove_boilerplate!r})"
             )
         self.remove_boilerplate = remove_boilerplate
-        options = (max_depth, max_table_cells, remove_boilerplate)
-        if options != (100, 1_000_000, True):
-            # Limits change the output; the size cap only decides whether there is one.
-            self.identity = (  # type: ignore[misc]  # instance refinement of the class value
-                f"{type(self).identity}:depth={max_depth}:cells={max_table_cells}"
-                f":boilerplate={int(remove_boilerplate)}"
-            )
+        # Limits change the output; the size cap only decides whether there is one.
+        self.identity = refined_identity(  # type: ignore[misc]  # instance refinement
+            type(self).identity,
+            {
+                "max_depth": max_depth,
+                "max_table_cells": max_table_cells,
+                "remove_boilerplate": remove_boilerplate,
+            },
+            {"max_depth": 100, "max_table_cells": 1_000_000, "remove_boilerplate": True},
+        )
         self._limits = Limits(max_depth, max_table_cells)
 
     def normalize(self, document: Document) -> NormalizedDocument:
         content = document.content
-        if len(content) > self.max_chars:
-            raise NormalizationError(
-                f"HTML document {document.id!r} has {len(content)} characters, more than "
-                f"max_chars={self.max_chars}; raise HtmlNormalizer(max_chars=...) or split it"
-            )
+        check_size("HtmlNormalizer", document, self.max_characters)
         has_main = MAIN_PROBE.search(content) is not None
         builder = self._remove_chrome(content, has_main)
         if has_main and self.remove_boilerplate and not builder.main_text:

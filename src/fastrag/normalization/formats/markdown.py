@@ -52,8 +52,8 @@ from types import MappingProxyType
 from typing import Any
 
 from fastrag._optional import require
-from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
+from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.formats._markdown_offsets import ByteToChar
 from fastrag.normalization.formats._markdown_tree import DraftTree, TreeLimits, build_draft
 from fastrag.normalization.model import (
@@ -130,15 +130,14 @@ class MarkdownNormalizer:
         max_depth: int = 100,
         max_table_cells: int = 2_000_000,
     ) -> None:
-        for name, value in (
-            ("max_characters", max_characters),
-            ("max_depth", max_depth),
-            ("max_table_cells", max_table_cells),
-        ):
-            if type(value) is not int or value < 1:
-                raise ConfigurationError(
-                    f"MarkdownNormalizer {name!r} must be an int >= 1 (got {value!r})"
-                )
+        check_positive(
+            "MarkdownNormalizer",
+            {
+                "max_characters": max_characters,
+                "max_depth": max_depth,
+                "max_table_cells": max_table_cells,
+            },
+        )
         pyromark = require("pyromark", extra="normalization", feature="Markdown normalization")
         options = pyromark.Options
         self._parser: Any = pyromark.Markdown(
@@ -150,26 +149,17 @@ class MarkdownNormalizer:
         )
         self.max_characters = max_characters
         self._limits = TreeLimits(max_depth=max_depth, max_table_cells=max_table_cells)
-        changed = [
-            f"{name}={value}"
-            for name, value, default in (
-                ("max_depth", max_depth, 100),
-                ("max_table_cells", max_table_cells, 2_000_000),
-            )
-            if value != default
-        ]
         # The class attribute names the installed pyromark (its output can change with
         # it); an instance adds every option that changes output.
-        self.identity = ":".join([type(self).identity, *changed])
+        self.identity = refined_identity(
+            type(self).identity,
+            {"max_depth": max_depth, "max_table_cells": max_table_cells},
+            {"max_depth": 100, "max_table_cells": 2_000_000},
+        )
 
     def normalize(self, document: Document) -> NormalizedDocument:
         content = document.content
-        if len(content) > self.max_characters:
-            raise NormalizationError(
-                f"markdown document {document.id!r} has {len(content)} characters, more "
-                f"than max_characters={self.max_characters}; raise "
-                "MarkdownNormalizer(max_characters=...) or split the document"
-            )
+        check_size("MarkdownNormalizer", document, self.max_characters)
         front = _front_matter(content)
         base = front.end if front is not None else 0
         body = content[base:] if base else content

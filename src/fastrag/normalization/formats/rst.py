@@ -49,8 +49,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastrag.exceptions import ConfigurationError, NormalizationError
+from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
+from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.formats._rst_docutils import RstParser
 from fastrag.normalization.formats._rst_tree import Draft, build_draft
 from fastrag.normalization.model import (
@@ -103,32 +104,25 @@ class RstNormalizer:
         max_depth: int = _DEFAULTS["max_depth"],
         max_table_cells: int = _DEFAULTS["max_table_cells"],
     ) -> None:
-        for name, value in (
-            ("max_characters", max_characters),
-            ("max_depth", max_depth),
-            ("max_table_cells", max_table_cells),
-        ):
-            if type(value) is not int or value < 1:
-                raise ConfigurationError(
-                    f"RstNormalizer {name!r} must be an int >= 1 (got {value!r})"
-                )
+        check_positive(
+            "RstNormalizer",
+            {
+                "max_characters": max_characters,
+                "max_depth": max_depth,
+                "max_table_cells": max_table_cells,
+            },
+        )
         self.max_characters = max_characters
         self._parser = RstParser(max_depth=max_depth, max_table_cells=max_table_cells)
-        changed = [
-            f"{name}={value}"
-            for name, value in (("max_depth", max_depth), ("max_table_cells", max_table_cells))
-            if value != _DEFAULTS[name]
-        ]
-        self.identity = ":".join([type(self).identity, *changed])
+        self.identity = refined_identity(
+            type(self).identity,
+            {"max_depth": max_depth, "max_table_cells": max_table_cells},
+            _DEFAULTS,
+        )
 
     def normalize(self, document: Document) -> NormalizedDocument:
         content = document.content
-        if len(content) > self.max_characters:
-            raise NormalizationError(
-                f"rst document {document.id!r} has {len(content)} characters, more than "
-                f"max_characters={self.max_characters}; raise "
-                "RstNormalizer(max_characters=...) or split the document"
-            )
+        check_size("RstNormalizer", document, self.max_characters)
         try:
             parsed = self._parser.parse(content)
         except RecursionError as error:
@@ -187,8 +181,10 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
             exclusions.append(_whitespace(content, position, start, document.id))
         if owner >= 0:
             node_span = spans[owner]
-            span = node_span if (node_span.start, node_span.end) == (start, end) else (
-                SourceSpan(start, end)
+            span = (
+                node_span
+                if (node_span.start, node_span.end) == (start, end)
+                else (SourceSpan(start, end))
             )
             units.append(CoverageUnit(f"{prefix}:u{len(units)}", ids[owner], span))
         else:
