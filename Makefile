@@ -3,7 +3,7 @@
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := dev,normalization,hf,cli
+EXTRAS := dev,normalization,hf,cli,pdf,office,docling
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
 .PHONY: install test lint typecheck unit demo bench clean

@@ -10,8 +10,10 @@ __all__ = [
     "CacheError",
     "ChunkingError",
     "ConfigurationError",
+    "EncryptedDocumentError",
     "FastragError",
     "MissingDependencyError",
+    "NeedsOcrError",
     "NormalizationError",
     "ParsingError",
     "PipelineError",
@@ -42,6 +44,18 @@ class MissingDependencyError(FastragError, ImportError):
 
 class ParsingError(FastragError):
     """Source bytes or text could not be turned into a ``Document``."""
+
+
+class NeedsOcrError(ParsingError):
+    """A document (a scanned PDF) has no extractable text: it needs OCR, not a retry.
+
+    Ingestion quarantines such a file (it needs a human or an OCR pass) rather than
+    counting it as failed.
+    """
+
+
+class EncryptedDocumentError(ParsingError):
+    """A document is encrypted and no (or a wrong) password was given."""
 
 
 class NormalizationError(ParsingError):

@@ -1,0 +1,85 @@
+"""Page provenance of paginated sources: which page, and where on it, a content offset is.
+
+A paginated parser (``PdfParser``) renders its document as text content and records, in
+the parsed document's metadata, two JSON-native maps from content offsets back to the
+page (this module is their one definition, for parsers, records and validation alike):
+
+``metadata["pages"]`` (``PAGES_KEY``)
+    ``[[start, end, page], ...]``: half-open content ranges, sorted, non-overlapping and
+    contiguous from 0 to ``len(content)``; ``page`` is 1-based. Every offset of the
+    content belongs to exactly one page (markup a renderer adds between two pages belongs
+    to the page after it).
+``metadata["layout"]`` (``LAYOUT_KEY``)
+    ``[[start, end, page, x0, y0, x1, y1], ...]``: one entry per rendered line (or block),
+    sorted by ``start``, non-overlapping; the box in PDF points with the origin at the
+    page's top-left corner (y grows downwards), rounded to 0.1 pt.
+
+Both maps describe the whole document, so chunk records do not copy them: each record
+gets its own ``page`` (the page of ``char_start``), ``page_range`` and ``boxes``
+(``chunk_pages``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+__all__ = [
+    "DOCUMENT_LEVEL_KEYS",
+    "LAYOUT_KEY",
+    "PAGES_KEY",
+    "ChunkPages",
+    "chunk_pages",
+    "page_of",
+]
+
+PAGES_KEY: Final = "pages"
+LAYOUT_KEY: Final = "layout"
+DOCUMENT_LEVEL_KEYS: Final = frozenset({PAGES_KEY, LAYOUT_KEY})
+"""Parent metadata that describes the whole document and is never copied into a chunk."""
+
+ChunkPages = tuple[int, tuple[int, int], tuple[tuple[float, ...], ...]]
+"""``(page, (first_page, last_page), boxes)``, boxes as ``(page, x0, y0, x1, y1)``."""
+
+
+def page_of(pages: Sequence[Sequence[int]], offset: int) -> int | None:
+    """The page holding content ``offset`` (the last page for ``len(content)``)."""
+    if not pages:
+        return None
+    starts = [entry[0] for entry in pages]
+    index = max(0, bisect_right(starts, offset) - 1)
+    return int(pages[index][2])
+
+
+def chunk_pages(metadata: Mapping[str, Any], start: int, end: int) -> ChunkPages | None:
+    """Page, page range and per-page bounding boxes of content ``[start, end)``.
+
+    None when the document carries no page map. Boxes are the union, per page, of the
+    layout entries the range overlaps, in page order.
+    """
+    pages = metadata.get(PAGES_KEY)
+    if not isinstance(pages, Sequence) or not pages:
+        return None
+    first = page_of(pages, start)
+    last = page_of(pages, max(start, end - 1))
+    if first is None or last is None:
+        return None
+    unions: dict[int, list[float]] = {}
+    layout = metadata.get(LAYOUT_KEY)
+    if isinstance(layout, Sequence) and layout:
+        starts = [entry[0] for entry in layout]
+        index = max(0, bisect_right(starts, start) - 1)
+        while index < len(layout) and layout[index][0] < end:
+            _entry_start, entry_end, page, x0, y0, x1, y1 = layout[index]
+            index += 1
+            if entry_end <= start:
+                continue
+            box = unions.get(int(page))
+            if box is None:
+                unions[int(page)] = [float(x0), float(y0), float(x1), float(y1)]
+            else:
+                box[0], box[1] = min(box[0], x0), min(box[1], y0)
+                box[2], box[3] = max(box[2], x1), max(box[3], y1)
+    boxes = tuple((float(page), *box) for page, box in sorted(unions.items()))
+    return first, (first, last), boxes
