@@ -20,9 +20,9 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fastrag.exceptions import FastragError
+from fastrag.exceptions import FastragError, NeedsOcrError
 from fastrag.ingestion._job_config import Plan
-from fastrag.ingestion.manifest import CHUNKED, EMPTY, FAILED, ManifestEntry
+from fastrag.ingestion.manifest import CHUNKED, EMPTY, FAILED, QUARANTINED, ManifestEntry
 from fastrag.ingestion.records import build_records
 from fastrag.models import Document
 from fastrag.pipeline import (
@@ -134,6 +134,9 @@ class _Share:
         chunks = self.chunks.pop(source, [])
         if isinstance(event, ItemFailed) or parent is None:
             message = event.message if isinstance(event, ItemFailed) else "no parsed document"
+            if isinstance(event, ItemFailed) and event.error_type in _NEEDS_A_HUMAN:
+                reason = _named(source, message)
+                return DocumentOutcome(self._entry(source, parent, QUARANTINED, reason))
             stage = "parsing" if parent is None else "chunking"
             reason = _named(source, f"{stage} failed ({_error_type(event)}): {message}")
             return DocumentOutcome(self._entry(source, parent, FAILED, reason))
@@ -169,6 +172,7 @@ class _Share:
         raw = self.raws[source].metadata
         size, sha256, source_type = raw.get("size"), raw.get("sha256"), raw.get("source_type")
         parser_version = None if parent is None else parent.metadata.get("parser_version")
+        pages, with_text = (None, None) if parent is None else _page_counts(parent.metadata)
         return ManifestEntry(
             path=source,
             sha256=sha256 if isinstance(sha256, str) else None,
@@ -180,7 +184,23 @@ class _Share:
             parser_version=None if parser_version is None else str(parser_version),
             ingestion_version=self.plan.ingestion_version,
             document_id=None if parent is None else parent.id,
+            pages=pages,
+            pages_with_text=with_text,
         )
+
+
+def _page_counts(metadata: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """``(pages, pages with text)`` a paginated parser recorded, else ``(None, None)``."""
+    pages = metadata.get("page_count")
+    if type(pages) is not int or pages < 0:
+        return None, None
+    blank = metadata.get("pages_without_text", ())
+    blank_count = len(blank) if isinstance(blank, list | tuple) else 0
+    return pages, max(0, pages - blank_count)
+
+
+_NEEDS_A_HUMAN: Final = frozenset({NeedsOcrError.__name__})
+"""Failures no retry fixes but a person (or an OCR pass) can: the file is quarantined."""
 
 
 def _error_type(event: ItemCompleted | ItemFailed) -> str:

@@ -169,6 +169,8 @@ class _Run:
         self.report = ReportBuilder()
         self.entries: dict[str, ManifestEntry] = {}
         self.pending: list[ManifestEntry] = []
+        self.sources: dict[str, SourceFile] = {}
+        """Accepted files by relative path, to quarantine one the graph gives up on."""
 
     def emit(self, event: Event) -> None:
         for listener in self.listeners:
@@ -259,6 +261,7 @@ def _admit(run: _Run, files: Sequence[SourceFile], version: str) -> list[Documen
         raw = source.to_document(caller)
         missing = _missing(raw.metadata, config.require_metadata)
         if not missing:
+            run.sources[source.relative_path] = source
             accepted.append(raw)
             continue
         reason = (
@@ -286,7 +289,10 @@ def _process(
     """Run the graph over ``raws`` here or on the pool; finish each file as it completes."""
 
     def finish(outcome: DocumentOutcome) -> None:
-        run.finish(outcome.entry, outcome.records)
+        entry = outcome.entry
+        if entry.state == QUARANTINED and entry.path in run.sources:
+            run.quarantine(run.sources[entry.path], entry.reason)
+        run.finish(entry, outcome.records)
 
     if run.config.workers == 1 or len(raws) <= 1:
         asyncio.run(_consume(plan, raws, listeners, finish))

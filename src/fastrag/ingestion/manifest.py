@@ -42,7 +42,7 @@ FAILED: Final = "failed"
 QUARANTINED: Final = "quarantined"
 STATES: Final = (CHUNKED, EMPTY, SKIPPED, FAILED, QUARANTINED)
 
-MANIFEST_SCHEMA_VERSION: Final = 1
+MANIFEST_SCHEMA_VERSION: Final = 2
 """Bumped whenever the table changes incompatibly; an older file must be deleted."""
 
 _FORMAT_NAME: Final = "fastrag-ingestion-manifest"
@@ -51,11 +51,12 @@ _SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS fastrag_manifest_files ("
     " path TEXT PRIMARY KEY, sha256 TEXT, size INTEGER, source_type TEXT,"
     " state TEXT NOT NULL, reason TEXT NOT NULL, chunk_count INTEGER NOT NULL,"
-    " parser_version TEXT, ingestion_version TEXT, document_id TEXT)",
+    " parser_version TEXT, ingestion_version TEXT, document_id TEXT,"
+    " pages INTEGER, pages_with_text INTEGER)",
 )
 _COLUMNS: Final = (
     "path, sha256, size, source_type, state, reason, chunk_count, parser_version, "
-    "ingestion_version, document_id"
+    "ingestion_version, document_id, pages, pages_with_text"
 )
 
 
@@ -79,6 +80,10 @@ class ManifestEntry:
     parser_version: str | None = None
     ingestion_version: str | None = None
     document_id: str | None = None
+    pages: int | None = None
+    """Pages (slides) of a paginated source that parsed; None for unpaginated formats."""
+    pages_with_text: int | None = None
+    """Of ``pages``, how many had extractable text (the rest need OCR)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.path, str) or not self.path:
@@ -96,6 +101,15 @@ class ManifestEntry:
             raise ValidationError(
                 f"{self.path!r} is {self.state!r} with chunk_count {self.chunk_count}; a "
                 "'chunked' file has at least one chunk and any other state has none"
+            )
+        if self.pages is not None and (
+            type(self.pages) is not int
+            or type(self.pages_with_text) is not int
+            or not 0 <= self.pages_with_text <= self.pages
+        ):
+            raise ValidationError(
+                f"{self.path!r}: pages ({self.pages!r}) and pages_with_text "
+                f"({self.pages_with_text!r}) must be ints with 0 <= pages_with_text <= pages"
             )
         if self.state in (SKIPPED, FAILED, QUARANTINED) and not self.reason:
             raise ValidationError(

@@ -15,7 +15,10 @@ Fields, in this order (``RECORD_KEYS``):
 ``source`` / ``source_type``
     the path relative to the input root (POSIX) and the detected type (``markdown``, …).
 ``page``
-    ``metadata["page"]`` of the chunk when a parser provides pages (PDF), else null.
+    for a paginated source (the parent carries ``fastrag.ingestion.pages``' maps: PDF,
+    slides) the 1-based page of ``char_start``, with ``metadata["page_range"]`` (first,
+    last) and ``metadata["boxes"]`` (per page ``[page, x0, y0, x1, y1]``, when the parser
+    recorded a layout); else the chunk's own ``page``/``page_no`` metadata; else null.
 ``section``
     the heading path joined by ``" > "`` (``""`` before the first heading).
 ``text``
@@ -43,6 +46,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import ValidationError
+from fastrag.ingestion.pages import DOCUMENT_LEVEL_KEYS, chunk_pages
 from fastrag.models import Document, content_format_of
 from fastrag.packing.contract import STRUCTURE_VERSION, build_embedding_text
 from fastrag.pipeline.hashing import sha256_parts
@@ -90,8 +94,9 @@ the offsets are null.
 """
 
 _ID_LENGTH: Final = 32
-_DROPPED_KEYS: Final = frozenset({"path"})
-"""Chunk metadata never copied into a record: the absolute path differs per machine."""
+_DROPPED_KEYS: Final = frozenset({"path"}) | DOCUMENT_LEVEL_KEYS
+"""Chunk metadata never copied into a record: the absolute path differs per machine, and
+a whole-document page map would be repeated in every record (see ``_page``)."""
 
 
 def ingestion_version(
@@ -229,10 +234,10 @@ def build_record(
     source_type = str(parent.metadata.get("source_type", content_format_of(parent.metadata)))
     char_start, char_end, mode = _offsets(parent.content, chunk, search_from)
     path = _heading_path(chunk.metadata)
-    page = chunk.metadata.get("page")
     metadata: dict[str, Any] = {
         key: value for key, value in chunk.metadata.items() if key not in _DROPPED_KEYS
     }
+    page = _page(parent, chunk, char_start, char_end, metadata)
     metadata.update(
         {
             "atomic_structure_loss": bool(chunk.metadata.get("atomic_structure_loss", False)),
@@ -254,7 +259,7 @@ def build_record(
         parent.id,
         source,
         source_type,
-        page if type(page) is int else None,
+        page,
         " > ".join(path),
         chunk.content,
         char_start,
@@ -263,6 +268,29 @@ def build_record(
         jsonable(metadata, f"metadata of chunk {chunk.id!r} of {source!r}"),
     )
     return dict(zip(RECORD_KEYS, values, strict=True))
+
+
+def _page(
+    parent: Document,
+    chunk: Document,
+    char_start: int | None,
+    char_end: int | None,
+    metadata: dict[str, Any],
+) -> int | None:
+    """The record's page; adds ``page_range``/``boxes`` to ``metadata`` from the page map."""
+    if char_start is not None and char_end is not None:
+        located = chunk_pages(parent.metadata, char_start, char_end)
+        if located is not None:
+            page, page_range, boxes = located
+            metadata["page_range"] = list(page_range)
+            if boxes:
+                metadata["boxes"] = [[int(box[0]), *box[1:]] for box in boxes]
+            return page
+    for key in ("page", "page_no"):
+        value = chunk.metadata.get(key)
+        if type(value) is int:
+            return value
+    return None
 
 
 def build_records(

@@ -30,6 +30,8 @@ __all__ = [
 ]
 
 _UNKNOWN: Final = "unknown"
+NEEDS_OCR: Final = "needs OCR"
+"""The phrase every "no extractable text" reason carries (``NeedsOcrError`` messages)."""
 _RATE_PLACES: Final = 6
 
 
@@ -73,6 +75,13 @@ class SourceTypeStats:
     empty_extraction_rate: float
     duplicate_chunks: int
     duplicate_chunk_rate: float
+    pages: int
+    """Pages (slides) of this type's paginated files that parsed (0 for unpaginated types)."""
+    pages_with_text: int
+    text_page_rate: float
+    """pages_with_text / pages: the share of pages with extractable text."""
+    needs_ocr_documents: int
+    """Files quarantined because they have no extractable text at all (scans)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +124,8 @@ class IngestionReport:
         table = table_module.Table(title="fastrag ingest — per source type")
         headers = (
             "type", "docs", "chunked", "empty", "failed", "chunks", "chunks/doc",
-            "tok p50", "tok p95", "tok max", "empty rate", "dup rate",
+            "tok p50", "tok p95", "tok max", "empty rate", "dup rate", "pages",
+            "text pages", "needs OCR",
         )  # fmt: skip
         for header in headers:
             table.add_column(header, justify="left" if header == "type" else "right")
@@ -133,6 +143,9 @@ class IngestionReport:
                 str(stats.token_max),
                 f"{stats.empty_extraction_rate:.1%}",
                 f"{stats.duplicate_chunk_rate:.1%}",
+                str(stats.pages),
+                f"{stats.text_page_rate:.1%}" if stats.pages else "-",
+                str(stats.needs_ocr_documents),
             )
         console.print(table)
         for row in self.failures:
@@ -163,6 +176,9 @@ class _Accumulator:
     chunks_per_document: dict[str, int] = field(default_factory=dict)
     texts: set[bytes] = field(default_factory=set)
     duplicates: int = 0
+    pages: int = 0
+    pages_with_text: int = 0
+    needs_ocr: int = 0
 
     def stats(self, source_type: str) -> SourceTypeStats:
         tokens = sorted(self.tokens)
@@ -188,6 +204,10 @@ class _Accumulator:
             empty_extraction_rate=_rate(empty, chunked + empty),
             duplicate_chunks=self.duplicates,
             duplicate_chunk_rate=_rate(self.duplicates, len(tokens)),
+            pages=self.pages,
+            pages_with_text=self.pages_with_text,
+            text_page_rate=_rate(self.pages_with_text, self.pages),
+            needs_ocr_documents=self.needs_ocr,
         )
 
 
@@ -231,8 +251,12 @@ class ReportBuilder:
         """Count the final state of discovered files (one entry per file)."""
         for entry in entries:
             source_type = entry.source_type or _UNKNOWN
+            needs_ocr = entry.state == QUARANTINED and NEEDS_OCR in entry.reason
             for accumulator in (self._accumulator(source_type), self._total):
                 accumulator.states[entry.state] = accumulator.states.get(entry.state, 0) + 1
+                accumulator.pages += entry.pages or 0
+                accumulator.pages_with_text += entry.pages_with_text or 0
+                accumulator.needs_ocr += needs_ocr
             if entry.state not in (CHUNKED, EMPTY):
                 self._rows.append(FailureRow(entry.path, source_type, entry.state, entry.reason))
 

@@ -96,3 +96,31 @@ def test_table_renders_with_rich() -> None:
 def test_a_record_without_counts_is_refused() -> None:
     with pytest.raises(ValidationError, match="token_estimate"):
         ReportBuilder().add_records([{"source": "a", "text": "x"}])
+
+
+def test_pages_text_rate_and_ocr_needs_per_type() -> None:
+    builder = ReportBuilder()
+    builder.add_records([_record("a.pdf", "pdf", "page text", 5)])
+    builder.add_entries([
+        ManifestEntry("a.pdf", "h", 9, "pdf", CHUNKED, chunk_count=1, pages=10,
+                      pages_with_text=8),
+        ManifestEntry("b.pdf", "h", 9, "pdf", EMPTY, pages=2, pages_with_text=0),
+        ManifestEntry("scan.pdf", "h", 9, "pdf", QUARANTINED,
+                      reason="scan.pdf: no extractable text — needs OCR (1 image-only page)"),
+        ManifestEntry("bad.pdf", "h", 9, "pdf", FAILED, reason="truncated"),
+        ManifestEntry("n.md", "h", 1, "markdown", QUARANTINED, reason="missing tenant"),
+    ])  # fmt: skip
+    report = builder.build()
+    pdf = next(stats for stats in report.by_type if stats.source_type == "pdf")
+    assert (pdf.pages, pdf.pages_with_text, pdf.text_page_rate) == (12, 8, round(8 / 12, 6))
+    assert pdf.needs_ocr_documents == 1
+    markdown = next(stats for stats in report.by_type if stats.source_type == "markdown")
+    assert (markdown.pages, markdown.text_page_rate, markdown.needs_ocr_documents) == (0, 0.0, 0)
+    assert report.totals.needs_ocr_documents == 1
+
+
+def test_page_counts_must_be_consistent() -> None:
+    with pytest.raises(ValidationError, match="pages_with_text"):
+        ManifestEntry("a.pdf", "h", 9, "pdf", EMPTY, pages=2, pages_with_text=3)
+    with pytest.raises(ValidationError, match="pages_with_text"):
+        ManifestEntry("a.pdf", "h", 9, "pdf", EMPTY, pages=2)

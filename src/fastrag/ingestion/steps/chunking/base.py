@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any, ClassVar
 
 from fastrag.exceptions import ChunkingError
+from fastrag.ingestion.pages import DOCUMENT_LEVEL_KEYS
 from fastrag.models import ContentFormat, Document
 from fastrag.pipeline import DocumentChunked, DocumentStep, ExecutionContext, ItemProduced
 from fastrag.pipeline.hashing import sha256_parts
@@ -113,7 +114,13 @@ class Chunker(DocumentStep, ABC):
         self, parent: Document, text: str, metadata: Mapping[str, Any], index: int
     ) -> Document:
         """One chunk: parent metadata, then the piece's, then lineage, then the format."""
-        merged = {**parent.metadata, **metadata, "parent_id": parent.id, "chunk_index": index}
+        inherited = parent.metadata
+        if not DOCUMENT_LEVEL_KEYS.isdisjoint(inherited):
+            # A page map describes the whole document: copied into every chunk it would
+            # multiply the cache and the output by the chunk count (records recompute
+            # each chunk's pages from the parent).
+            inherited = {k: v for k, v in inherited.items() if k not in DOCUMENT_LEVEL_KEYS}
+        merged = {**inherited, **metadata, "parent_id": parent.id, "chunk_index": index}
         if self.content_format is not None:
             merged["content_format"] = self.content_format
         identity = chunk_id(parent.id, index, text, *self.identity_parts(text, metadata))
