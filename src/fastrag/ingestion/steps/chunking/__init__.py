@@ -2,6 +2,7 @@
 
 from fastrag.ingestion.steps.chunking.base import Chunker
 from fastrag.ingestion.steps.chunking.character import CharacterTextSplitter
+from fastrag.ingestion.steps.chunking.docling import DoclingChunker
 from fastrag.ingestion.steps.chunking.heading import HeadingChunker
 from fastrag.ingestion.steps.chunking.recursive import RecursiveCharacterTextSplitter
 from fastrag.ingestion.steps.chunking.router import ChunkerRouter
@@ -21,6 +22,7 @@ __all__ = [
     "ChunkValidation",
     "Chunker",
     "ChunkerRouter",
+    "DoclingChunker",
     "HeadingChunker",
     "HuggingFaceTokenizer",
     "RecursiveCharacterTextSplitter",

@@ -8,6 +8,7 @@ document carries.
 from fastrag.ingestion.filters import SourceTypeFilter
 from fastrag.ingestion.steps.parsing.base import Parsed, Parser, document_id_of
 from fastrag.ingestion.steps.parsing.decoding import Decoded, decode_text
+from fastrag.ingestion.steps.parsing.docling import DoclingParser
 from fastrag.ingestion.steps.parsing.html import HtmlParser
 from fastrag.ingestion.steps.parsing.markdown import MarkdownParser
 from fastrag.ingestion.steps.parsing.router import ParserRouter, default_parsers, office_filter
@@ -16,6 +17,7 @@ from fastrag.ingestion.steps.parsing.text import TextParser
 
 __all__ = [
     "Decoded",
+    "DoclingParser",
     "HtmlParser",
     "MarkdownParser",
     "Parsed",
