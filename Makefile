@@ -3,7 +3,10 @@
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := dev,normalization,hf,cli,pdf,office,docling
+EXTRAS := dev,normalization,hf,cli,pdf,office,docling,embeddings
+# torch first and explicitly: the CPU build pip finds on local disk; left to a resolver,
+# sentence-transformers would pull a multi-GB CUDA build.
+TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
 
 .PHONY: install test lint typecheck unit demo bench clean
@@ -12,6 +15,7 @@ $(STAMP):
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=python3 ...'"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 	rm -f $(VENV)/.installed-*
 	touch $@
