@@ -56,6 +56,7 @@ LAYERS = {
     "retrieval": 3,
     "llm": 3,
     "benchmarking": 3,
+    "inspection": 3,
     "cli": 4,
 }
 

@@ -20,7 +20,7 @@ from fastrag.exceptions import FastragError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: Final = ("fastrag.cli.ingest", "fastrag.cli.validate")
+COMMANDS: Final = ("fastrag.cli.ingest", "fastrag.cli.validate", "fastrag.cli.inspect")
 """Command modules, in help order; a new command adds its module here."""
 
 EXIT_OK: Final = 0

@@ -36,8 +36,9 @@ __all__ = [
 
 PAGES_KEY: Final = "pages"
 LAYOUT_KEY: Final = "layout"
-DOCUMENT_LEVEL_KEYS: Final = frozenset({PAGES_KEY, LAYOUT_KEY})
-"""Parent metadata that describes the whole document and is never copied into a chunk."""
+DOCUMENT_LEVEL_KEYS: Final = frozenset({PAGES_KEY, LAYOUT_KEY, "excluded", "sheets", "slides"})
+"""Parent metadata that describes the whole document and is never copied into a chunk:
+the page maps, and the office parsers' inventories (what was excluded, sheets, slides)."""
 
 ChunkPages = tuple[int, tuple[int, int], tuple[tuple[float, ...], ...]]
 """``(page, (first_page, last_page), boxes)``, boxes as ``(page, x0, y0, x1, y1)``."""

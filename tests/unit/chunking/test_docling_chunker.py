@@ -266,14 +266,15 @@ def test_seed_001_chunker_router_example_runs_as_written(parsed: dict[str, Docum
 def test_whole_pipeline_from_a_folder_of_mixed_files(tmp_path: Path) -> None:
     from fastrag.ingestion.filters import ContentFormatFilter
     from fastrag.ingestion.steps.chunking import ChunkerRouter, HeadingChunker
-    from fastrag.ingestion.steps.parsing import default_parsers, office_filter
+    from fastrag.ingestion.steps.parsing import ParserRouter, default_parsers, office_filter
 
     for name in ("word_sample.docx", "powerpoint_sample.pptx", "xlsx_05_table_with_title.xlsx"):
         shutil.copyfile(OFFICE / name, tmp_path / name)
     (tmp_path / "readme.md").write_text("# Readme\n\nHello.\n")
     raw = list(raw_documents(discover(tmp_path, parsable_types=None)))
     assert [r.metadata["source_type"] for r in raw] == ["pptx", "markdown", "docx", "xlsx"]
-    parser = default_parsers().route(office_filter, DoclingParser())
+    # Office files to Docling first; everything else to the built-in table.
+    parser = ParserRouter().route(office_filter, DoclingParser()).default(default_parsers())
     chunker = (
         ChunkerRouter()
         .route(ContentFormatFilter(include_formats=[ContentFormat.DOCLING]), DoclingChunker())

@@ -15,10 +15,13 @@ from collections.abc import Sequence
 from fastrag.ingestion.filters import SourceTypeFilter
 from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES
 from fastrag.ingestion.steps.parsing.base import Parsed, Parser
+from fastrag.ingestion.steps.parsing.docx import DocxParser
 from fastrag.ingestion.steps.parsing.html import HtmlParser
 from fastrag.ingestion.steps.parsing.markdown import MarkdownParser
+from fastrag.ingestion.steps.parsing.pptx import PptxParser
 from fastrag.ingestion.steps.parsing.rst import RstParser
 from fastrag.ingestion.steps.parsing.text import TextParser
+from fastrag.ingestion.steps.parsing.xlsx import XlsxParser
 from fastrag.models import Document
 from fastrag.pipeline import CacheSetting, ExecutionContext, Policy, RoutedStep
 
@@ -88,7 +91,9 @@ def default_parsers(
     cache: CacheSetting = None,
     policy: Policy | None = None,
 ) -> ParserRouter:
-    """The built-in router: text, Markdown, reStructuredText and HTML, by ``source_type``.
+    """The built-in router, by ``source_type``: text, Markdown, reStructuredText, HTML,
+    DOCX, PPTX and XLSX (the office parsers need ``fastrag-ai[office]``; without it such a
+    file fails with an error naming the extra).
 
     No default route: a file of any other type is skipped with an ``ItemFailed`` naming
     it. ``cache`` and ``policy`` are inherited by every parser.
@@ -98,6 +103,9 @@ def default_parsers(
         ("markdown", MarkdownParser(max_bytes=max_bytes)),
         ("rst", RstParser(max_bytes=max_bytes)),
         ("html", HtmlParser(max_bytes=max_bytes)),
+        ("docx", DocxParser(max_bytes=max_bytes)),
+        ("pptx", PptxParser(max_bytes=max_bytes)),
+        ("xlsx", XlsxParser(max_bytes=max_bytes)),
     )
     router = ParserRouter(cache=cache, policy=policy)
     for source_type, parser in table:

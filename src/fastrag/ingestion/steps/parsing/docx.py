@@ -1,0 +1,176 @@
+"""``DocxParser``: Word documents as Markdown, read with python-docx (``fastrag-ai[office]``).
+
+The body is rendered in document order — paragraphs and tables interleaved, content
+controls opened — as Markdown the structure-aware engine packs:
+
+* headings from styles and outline levels (``Title`` → ``#``, ``Heading N`` → N + 1 ``#``;
+  see ``_office_docx_roles``), so they reach chunks' heading paths;
+* numbered and bulleted paragraphs → nested ``1.`` / ``-`` items by their level;
+* consecutive code-styled paragraphs → one fenced block, quotes → ``>``;
+* tables → pipe tables, header = first row, merged cells repeated (``_office_docx_tables``);
+* hyperlinks keep their text, tracked deletions are dropped, insertions kept.
+
+Not content: page headers and footers and table-of-contents entries are recorded as
+``metadata["excluded"]`` facts — ``{"part": "header", "characters": N}`` — never as text.
+Pictures, equations (OMML) and text boxes have no rendering; their counts are reported
+as diagnostics. Nothing external (linked images, templates) is ever fetched.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from fastrag._optional import require
+from fastrag.ingestion.steps.parsing._office_docx_roles import Role, RoleReader
+from fastrag.ingestion.steps.parsing._office_docx_tables import table_grid
+from fastrag.ingestion.steps.parsing._office_docx_text import (
+    iter_blocks,
+    paragraph_text,
+    qn,
+)
+from fastrag.ingestion.steps.parsing._office_markdown import (
+    ListItem,
+    code_block,
+    heading,
+    join_blocks,
+    list_block,
+    paragraph,
+    pipe_table,
+    quote,
+)
+from fastrag.ingestion.steps.parsing._office_parser import OfficeParser
+from fastrag.ingestion.steps.parsing.base import Parsed
+
+if TYPE_CHECKING:
+    from docx.document import Document as WordDocument
+    from docx.oxml.xmlchemy import BaseOxmlElement
+
+__all__ = ["DocxParser"]
+
+_PARAGRAPH: Final = qn("w:p")
+_RELATIONSHIPS: Final = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
+_EXCLUDED_PARTS: Final = {_RELATIONSHIPS + "header": "header", _RELATIONSHIPS + "footer": "footer"}
+_MATH: Final = "{http://schemas.openxmlformats.org/officeDocument/2006/math}oMath"
+_FALLBACK: Final = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_UNRENDERED: Final = (
+    ("pictures", (qn("w:drawing"), qn("w:pict"))),
+    ("equations", (_MATH,)),
+    ("text boxes", (qn("w:txbxContent"),)),
+)
+
+
+class DocxParser(OfficeParser):
+    """Render a DOCX body as Markdown; headers, footers and the TOC become exclusions."""
+
+    kind = "DOCX"
+    version = 1
+
+    def convert(self, data: bytes, name: str) -> Parsed:
+        """Load ``data`` with python-docx and render its body."""
+        docx = require("docx", extra="office", feature="DocxParser")
+        document: WordDocument = docx.Document(io.BytesIO(data))
+        body = document.element.body
+        renderer = _BodyRenderer(document, name)
+        content = join_blocks(renderer.render(body))
+        excluded = dict(_header_footer_characters(document))
+        if renderer.toc_characters:
+            excluded["toc"] = renderer.toc_characters
+        metadata: dict[str, Any] = {}
+        if excluded:
+            metadata["excluded"] = tuple(
+                MappingProxyType({"part": part, "characters": count})
+                for part, count in excluded.items()
+            )
+        return Parsed(content, self.content_format, _unrendered(body), metadata)
+
+
+class _BodyRenderer:
+    """Turns body blocks into Markdown blocks, grouping list items and code lines."""
+
+    def __init__(self, document: WordDocument, name: str) -> None:
+        self._roles = RoleReader(document)
+        self._name = name
+        self._items: list[ListItem] = []
+        self._code: list[str] = []
+        self.toc_characters = 0
+
+    def render(self, container: BaseOxmlElement) -> Iterator[str]:
+        """Markdown blocks of ``container``'s paragraphs and tables, in order."""
+        for block in iter_blocks(container):
+            if block.tag != _PARAGRAPH:
+                yield from self._flush()
+                yield pipe_table(table_grid(block, self._name))
+                continue
+            role = self._roles.role(block)
+            text = paragraph_text(block)
+            if role.kind == "code":
+                yield from self._flush_list()
+                self._code.extend(text.replace("\v", "\n").split("\n"))
+            elif not text.strip():
+                continue  # blank paragraphs are spacing: they end nothing but code
+            elif role.kind == "list":
+                yield from self._flush_code()
+                self._items.append(ListItem(role.level, role.ordered, text))
+            else:
+                yield from self._flush()
+                yield self._render(role, text)
+        yield from self._flush()
+
+    def _render(self, role: Role, text: str) -> str:
+        if role.kind == "heading":
+            return heading(role.level, text)
+        if role.kind == "quote":
+            return quote(text)
+        if role.kind == "toc":
+            self.toc_characters += len(text)
+            return ""
+        return paragraph(text)
+
+    def _flush(self) -> Iterator[str]:
+        yield from self._flush_list()
+        yield from self._flush_code()
+
+    def _flush_list(self) -> Iterator[str]:
+        if self._items:
+            yield list_block(self._items)
+            self._items = []
+
+    def _flush_code(self) -> Iterator[str]:
+        if self._code:
+            yield code_block(self._code)
+            self._code = []
+
+
+def _header_footer_characters(document: WordDocument) -> Iterator[tuple[str, int]]:
+    """``(part, characters)`` per kind of page furniture with text (headers, footers)."""
+    totals: dict[str, int] = {}
+    for rel in document.part.rels.values():
+        kind = _EXCLUDED_PARTS.get(rel.reltype)
+        if kind is None or rel.is_external:
+            continue
+        element = getattr(rel.target_part, "element", None)
+        if element is None:
+            continue
+        characters = sum(len(paragraph_text(p).strip()) for p in element.iter(_PARAGRAPH))
+        totals[kind] = totals.get(kind, 0) + characters
+    for kind in ("header", "footer"):
+        if totals.get(kind):
+            yield kind, totals[kind]
+
+
+def _unrendered(body: BaseOxmlElement) -> tuple[str, ...]:
+    """Diagnostics counting what has no text rendering (alternate-content copies skipped)."""
+    notes: list[str] = []
+    for label, tags in _UNRENDERED:
+        count = sum(
+            1
+            for tag in tags
+            for element in body.iter(tag)
+            if not any(ancestor.tag == _FALLBACK for ancestor in element.iterancestors())
+        )
+        if count:
+            notes.append(f"{label}: {count} not rendered (no text extracted)")
+    return tuple(notes)
