@@ -1,21 +1,35 @@
 """The validator's view of the authoritative source, and the lineage checks that use it.
 
 ``SourceIndex`` is built once per document from the normalized tree alone (never from
-anything the engine produced): units sorted by offset for ``bisect`` lookups, the nearest
-enclosing section of every node (memoized), and the units each node owns. Lineage is
-then recomputed per chunk from its retained intervals and compared with what the chunk
-claims: sections, heading path, displayed headings and the node projection.
+anything the engine produced), in one linear pass: unit starts, ends and nearest
+enclosing sections as parallel lists for ``bisect`` lookups, the kind of every node, and
+the units each heading owns. Lineage is then recomputed per chunk from its retained
+intervals and compared with what the chunk claims: sections, heading path, displayed
+headings and the node projection.
+
+Every lookup is a bisect plus a slice of a parallel list: no per-unit objects are made
+while checking chunks, which keeps validation linear and cheap next to the one
+tokenization pass it cannot avoid.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Iterator, Sequence
-from typing import Final
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from itertools import compress, islice, repeat
+from operator import le, ne
+from typing import Final, NamedTuple, cast
 
 from fastrag.normalization.model import CoverageUnit, NormalizedDocument, NormalizedNode
 from fastrag.packing._validator_intervals import Interval, contains, merge
-from fastrag.packing._validator_metadata import ChunkRecord, excerpt, fail
+from fastrag.packing._validator_metadata import (
+    KIND,
+    SOURCE_END,
+    SOURCE_START,
+    ChunkRecord,
+    excerpt,
+    fail,
+)
 
 __all__ = ["SourceIndex", "check_lineage"]
 
@@ -24,21 +38,44 @@ HEADING: Final = "heading"
 WHITESPACE: Final = "whitespace"  # the Exclusion reason of gaps between blocks
 
 
+class HeadingChain(NamedTuple):
+    """The heading path of one node: the headings, their ids and their titles."""
+
+    headings: tuple[NormalizedNode, ...]
+    ids: tuple[str, ...]
+    titles: tuple[str, ...]
+
+
+_NO_CHAIN: Final = HeadingChain((), (), ())
+
+
 class SourceIndex:
-    """Lookups over one normalized document: units by offset, sections of nodes."""
+    """Lookups over one normalized document: units by offset, sections of nodes.
+
+    Built only from a document that passed ``NormalizedDocument.validate``, whose
+    guarantees the lookups rely on: units are nonempty, in source order and disjoint (so
+    their ends are sorted too), and every parent precedes its children in ``nodes``.
+    """
 
     __slots__ = (
+        "_chains",
         "_section_of",
         "_union_starts",
+        "_unit_ends",
+        "_unit_sections",
         "_unit_starts",
-        "_whitespace",
+        "_whitespace_end_at",
+        "_whitespace_ends_after",
         "_whitespace_starts",
         "content",
         "document_id",
+        "excluded_characters",
+        "heading_spans",
+        "kind_of",
         "normalized",
+        "retained_characters",
         "unit_union",
         "units",
-        "units_by_node",
     )
 
     def __init__(self, normalized: NormalizedDocument) -> None:
@@ -46,120 +83,240 @@ class SourceIndex:
         self.content = normalized.content
         self.document_id = normalized.document.id
         self.units: tuple[CoverageUnit, ...] = normalized.units
-        self._unit_starts = [unit.span.start for unit in self.units]
-        self.unit_union = merge((unit.span.start, unit.span.end) for unit in self.units)
-        self._union_starts = [start for start, _ in self.unit_union]
-        self.units_by_node: dict[str, list[Interval]] = {}
-        for unit in self.units:
-            self.units_by_node.setdefault(unit.node_id, []).append((unit.span.start, unit.span.end))
-        self._section_of: dict[str, str | None] = {}
-        self._whitespace = merge(
-            (exclusion.span.start, exclusion.span.end)
-            for exclusion in normalized.exclusions
-            if exclusion.reason == WHITESPACE
+        # Parents come first, so one forward pass resolves every node's kind and nearest
+        # section.
+        kind_of: dict[str, str] = {}
+        section_of: dict[str, str | None] = {}
+        for node in normalized.nodes:
+            node_id, kind = node.node_id, node.kind
+            kind_of[node_id] = kind
+            if kind == SECTION:
+                section_of[node_id] = node_id
+            else:
+                parent = node.parent_id
+                section_of[node_id] = None if parent is None else section_of[parent]
+        self.kind_of = kind_of
+        self._section_of = section_of
+        spans = [unit.span for unit in self.units]
+        starts = [span.start for span in spans]
+        ends = [span.end for span in spans]
+        node_ids = [unit.node_id for unit in self.units]
+        self._unit_starts = starts
+        self._unit_ends = ends
+        self._unit_sections = list(map(section_of.__getitem__, node_ids))
+        self.retained_characters = sum(ends) - sum(starts)
+        self._union_starts, union_ends = _coalesce(starts, ends)
+        self.unit_union = list(zip(self._union_starts, union_ends, strict=True))
+        self.heading_spans: dict[str, list[Interval]] = {}
+        is_heading = map(HEADING.__eq__, map(kind_of.__getitem__, node_ids))
+        for position in compress(range(len(node_ids)), is_heading):
+            self.heading_spans.setdefault(node_ids[position], []).append(
+                (starts[position], ends[position])
+            )
+        # Exclusions, like units, are sorted and disjoint. Their columns give both the
+        # excluded total (cheaper than summing ``len(span)`` method calls) and the
+        # whitespace runs a verbatim run may span, kept as columns and as a dict from
+        # run start to run end (see ``all_whitespace``).
+        exclusions = normalized.exclusions
+        excluded = [exclusion.span for exclusion in exclusions]
+        excluded_starts = [span.start for span in excluded]
+        excluded_ends = [span.end for span in excluded]
+        self.excluded_characters = sum(excluded_ends) - sum(excluded_starts)
+        is_whitespace = [exclusion.reason == WHITESPACE for exclusion in exclusions]
+        self._whitespace_starts, whitespace_ends = _coalesce(
+            list(compress(excluded_starts, is_whitespace)),
+            list(compress(excluded_ends, is_whitespace)),
         )
-        self._whitespace_starts = [start for start, _ in self._whitespace]
+        self._whitespace_ends_after = [-1, *whitespace_ends]
+        self._whitespace_end_at = dict(zip(self._whitespace_starts, whitespace_ends, strict=True))
+        self._chains: dict[str, HeadingChain] = {}
 
     def in_units(self, start: int, end: int) -> bool:
         """Whether ``[start, end)`` is retained source (inside the union of all units)."""
         return contains(self.unit_union, self._union_starts, start, end)
 
-    def in_whitespace(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` lies in one run of excluded whitespace."""
-        return contains(self._whitespace, self._whitespace_starts, start, end)
+    def all_whitespace(self, starts: Sequence[int], ends: Sequence[int]) -> bool:
+        """Whether each ``[starts[i], ends[i])`` lies in one run of excluded whitespace.
 
-    def units_in(self, start: int, end: int) -> Iterator[CoverageUnit]:
-        """Units that intersect ``[start, end)``, in source order."""
-        position = max(bisect_right(self._unit_starts, start) - 1, 0)
-        while position < len(self.units) and self.units[position].span.start < end:
-            unit = self.units[position]
-            if unit.span.end > start:
-                yield unit
-            position += 1
+        Checked over columns, as ``map`` passes: a Markdown chunk's single
+        source run spans every gap between its blocks, so this sees one range per block.
+        Gaps between blocks usually start exactly where a whitespace run starts, so a
+        dict lookup settles them all at once. Otherwise, for each range, the last run
+        starting at or before it must end at or after it; ``_whitespace_ends_after`` is
+        shifted by one so that "no such run" (bisect position 0) reads -1 and fails.
+        """
+        run_ends = map(self._whitespace_end_at.get, starts, repeat(-1))
+        if all(map(le, ends, run_ends)):
+            return True
+        runs_before = map(bisect_right, repeat(self._whitespace_starts), starts)
+        return all(map(le, ends, map(self._whitespace_ends_after.__getitem__, runs_before)))
 
-    def node(self, node_id: str) -> NormalizedNode | None:
-        return self.normalized.node(node_id) if node_id in self.normalized else None
+    def unit_range(self, start: int, end: int) -> tuple[int, int]:
+        """Positions ``[low, high)`` in ``units`` of the units that intersect ``[start, end)``.
+
+        Units are disjoint and sorted, so those ending after ``start`` and starting before
+        ``end`` are one contiguous run, found by two bisects.
+        """
+        return bisect_right(self._unit_ends, start), bisect_left(self._unit_starts, end)
+
+    def sections_between(self, start: int, end: int) -> list[str | None]:
+        """Nearest sections of the units intersecting ``[start, end)``, in source order."""
+        low, high = self.unit_range(start, end)
+        return self._unit_sections[low:high]
 
     def section_of(self, node_id: str) -> str | None:
         """The nearest section enclosing ``node_id`` (itself if a section), or None."""
-        if node_id in self._section_of:
-            return self._section_of[node_id]
-        node = self.normalized.node(node_id)
-        if node.kind == SECTION:
-            found: str | None = node.node_id
-        elif node.parent_id is None:
-            found = None
-        else:
-            found = self.section_of(node.parent_id)
-        self._section_of[node_id] = found
-        return found
+        return self._section_of[node_id]
+
+    def _unit_at(self, offset: int) -> int | None:
+        """Position in ``units`` of the unit holding ``offset``, or None."""
+        position = bisect_right(self._unit_ends, offset)
+        if position < len(self._unit_starts) and self._unit_starts[position] <= offset:
+            return position
+        return None
 
     def section_at(self, offset: int) -> str | None:
         """The nearest section of the unit holding ``offset`` (None outside sections)."""
-        for unit in self.units_in(offset, offset + 1):
-            return self.section_of(unit.node_id)
-        return None
+        position = self._unit_at(offset)
+        return None if position is None else self._unit_sections[position]
 
     def sections_in(self, intervals: Sequence[Interval]) -> tuple[str, ...]:
-        """Nearest sections of the units in ``intervals``, deduplicated, in source order."""
-        seen: dict[str, None] = {}
-        for start, end in intervals:
-            for unit in self.units_in(start, end):
-                section = self.section_of(unit.node_id)
-                if section is not None:
-                    seen.setdefault(section, None)
-        return tuple(seen)
+        """Nearest sections of the units in ``intervals``, deduplicated, in source order.
 
-    def heading_chain(self, offset: int) -> tuple[NormalizedNode, ...]:
+        Runs for every retained interval of every chunk. Most intervals lie in one unit
+        (a block, or the part of one a split chunk keeps): one bisect and two comparisons
+        settle those; the rest take the slice of units a second bisect bounds.
+        """
+        ends, starts, sections = self._unit_ends, self._unit_starts, self._unit_sections
+        count = len(starts)
+        found: list[str | None] = []
+        for start, end in intervals:
+            low = bisect_right(ends, start)  # the first unit ending after start
+            if low < count and starts[low] < end <= ends[low]:
+                found.append(sections[low])  # that unit alone meets [start, end)
+            else:
+                found += sections[low : bisect_left(starts, end)]
+        seen = dict.fromkeys(found)
+        seen.pop(None, None)  # units outside every section
+        return cast("tuple[str, ...]", tuple(seen))
+
+    def heading_chain(self, offset: int) -> HeadingChain:
         """Headings of the sections enclosing the unit at ``offset``, outermost first."""
-        units = list(self.units_in(offset, offset + 1))
-        if not units:
-            return ()
-        node = self.normalized.node(units[0].node_id)
-        chain = (*self.normalized.ancestors(node), node)
-        headings = []
-        for section in chain:
-            if section.kind != SECTION:
-                continue
-            for child_id in section.children:
-                child = self.normalized.node(child_id)
-                if child.kind == HEADING:
-                    headings.append(child)
-                    break
-        return tuple(headings)
+        position = self._unit_at(offset)
+        if position is None:
+            return _NO_CHAIN
+        return self._chain(self.units[position].node_id)
+
+    def _chain(self, node_id: str) -> HeadingChain:
+        """First heading child of every section among the node and its ancestors.
+
+        Memoized per node and filled top-down without recursion (a hostile document may
+        nest deeper than Python's recursion limit): chunks of one section share it.
+        """
+        chains = self._chains
+        normalized = self.normalized
+        pending: list[NormalizedNode] = []
+        current: str | None = node_id
+        while current is not None and current not in chains:
+            node = normalized.node(current)
+            pending.append(node)
+            current = node.parent_id
+        headings = () if current is None else chains[current].headings
+        for node in reversed(pending):
+            if node.kind == SECTION:
+                for child_id in node.children:
+                    child = normalized.node(child_id)
+                    if child.kind == HEADING:
+                        headings = (*headings, child)
+                        break
+            chains[node.node_id] = HeadingChain(
+                headings,
+                tuple(heading.node_id for heading in headings),
+                tuple(heading.text for heading in headings),
+            )
+        return chains[node_id]
+
+
+def _coalesce(starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
+    """Union of sorted, disjoint intervals, as columns: join the ones that touch.
+
+    Column-wise: one ``map`` marks each interval that does not start at its
+    predecessor's end; ``compress`` reads the union's starts and ends off those marks
+    (measured as fast as a plain loop, and no tuple per interval).
+    """
+    if not starts:
+        return [], []
+    opens = list(map(ne, islice(starts, 1, None), ends))  # opens[i]: i + 1 starts a run
+    return (
+        [starts[0], *compress(islice(starts, 1, None), opens)],
+        [*compress(ends, opens), ends[-1]],
+    )
 
 
 def _check_known(
     record: ChunkRecord, source: SourceIndex, key: str, ids: Sequence[str], kind: str
 ) -> None:
+    kind_of = source.kind_of
     for node_id in ids:
-        node = source.node(node_id)
-        if node is None or node.kind != kind:
-            found = "no such node" if node is None else f"a {node.kind!r} node"
+        found_kind = kind_of.get(node_id)
+        if found_kind != kind:
+            found = "no such node" if found_kind is None else f"a {found_kind!r} node"
             raise fail(
-                record.index,
+                record.number,
                 f"lineage ({key})",
                 f"{excerpt(node_id)} must name a {kind!r} node of document "
                 f"{excerpt(source.document_id)} (found {found})",
             )
 
 
-def _displayed(record: ChunkRecord, source: SourceIndex, heading_id: str) -> bool:
-    """Whether every unit of the heading is shown in content (retained or repeated)."""
-    shown = merge(
-        [*record.retained]
-        + [(run.source_start, run.source_end) for run in record.runs if run.kind == "context"]
-    )
-    starts = [start for start, _ in shown]
-    spans = source.units_by_node.get(heading_id, [])
-    return bool(spans) and all(contains(shown, starts, start, end) for start, end in spans)
+class _Shown:
+    """The source a chunk shows in its content: retained intervals plus context runs.
+
+    Built at most once per chunk, on the first heading that needs it.
+    """
+
+    __slots__ = ("merged", "starts")
+
+    def __init__(self, record: ChunkRecord) -> None:
+        context = [
+            (run[SOURCE_START], run[SOURCE_END]) for run in record.runs if run[KIND] == "context"
+        ]
+        # Retained intervals are already checked sorted, disjoint and coalesced.
+        self.merged = merge([*record.retained, *context]) if context else list(record.retained)
+        self.starts = [start for start, _ in self.merged]
+
+    def displays(self, source: SourceIndex, heading_id: str) -> bool:
+        """Whether every unit of the heading is shown in content (retained or repeated)."""
+        spans = source.heading_spans.get(heading_id)
+        if not spans:
+            return False
+        merged, starts = self.merged, self.starts
+        for start, end in spans:  # ``contains`` inlined: a few calls per chunk
+            position = bisect_right(starts, start) - 1
+            if position < 0 or merged[position][1] < end:
+                return False
+        return True
+
+
+def _explain_titles(record: ChunkRecord, chain: HeadingChain) -> None:
+    """Name the first title of the heading path that differs from its heading's text."""
+    for position, (heading, title) in enumerate(
+        zip(chain.headings, record.heading_path, strict=True)
+    ):
+        if title != heading.text:
+            raise fail(
+                record.number,
+                "lineage (heading path)",
+                f"heading_path[{position}] is {excerpt(title)} but heading "
+                f"{excerpt(heading.node_id)} reads {excerpt(heading.text)}",
+            )
 
 
 def check_lineage(record: ChunkRecord, source: SourceIndex) -> None:
     """Document, sections, heading path, displayed headings and node projection."""
     if record.document_id != source.document_id:
         raise fail(
-            record.index,
+            record.number,
             "lineage (document_id)",
             f"expected {excerpt(source.document_id)} (got {excerpt(record.document_id)})",
         )
@@ -167,7 +324,7 @@ def check_lineage(record: ChunkRecord, source: SourceIndex) -> None:
     expected_sections = source.sections_in(record.retained)
     if record.section_ids != expected_sections:
         raise fail(
-            record.index,
+            record.number,
             "lineage (section_ids)",
             f"the retained blocks lie in {len(expected_sections)} section(s) "
             f"{excerpt(expected_sections)} but the chunk lists {len(record.section_ids)} "
@@ -175,27 +332,23 @@ def check_lineage(record: ChunkRecord, source: SourceIndex) -> None:
         )
     _check_known(record, source, "heading_ids", record.heading_ids, HEADING)
     chain = source.heading_chain(record.char_start)
-    expected_ids = tuple(heading.node_id for heading in chain)
+    expected_ids = chain.ids
     if record.heading_ids != expected_ids:
         raise fail(
-            record.index,
+            record.number,
             "lineage (heading path)",
             f"the first retained block at offset {record.char_start} has heading ids "
             f"{excerpt(expected_ids)} (got {excerpt(record.heading_ids)})",
         )
-    for position, (heading, title) in enumerate(zip(chain, record.heading_path, strict=True)):
-        if title != heading.text:
-            raise fail(
-                record.index,
-                "lineage (heading path)",
-                f"heading_path[{position}] is {excerpt(title)} but heading "
-                f"{excerpt(heading.node_id)} reads {excerpt(heading.text)}",
-            )
+    if record.heading_path != chain.titles:
+        _explain_titles(record, chain)
     _check_known(record, source, "displayed_heading_ids", record.displayed_heading_ids, HEADING)
+    shown: _Shown | None = None
     for heading_id in record.displayed_heading_ids:
-        if not _displayed(record, source, heading_id):
+        shown = shown or _Shown(record)
+        if not shown.displays(source, heading_id):
             raise fail(
-                record.index,
+                record.number,
                 "lineage (displayed_heading_ids)",
                 f"heading {excerpt(heading_id)} is listed as displayed but its source is "
                 "neither retained nor repeated as context by this chunk",
@@ -203,21 +356,32 @@ def check_lineage(record: ChunkRecord, source: SourceIndex) -> None:
     if record.embed_heading_path:
         listed = set(record.displayed_heading_ids)
         for heading_id in record.heading_ids:
-            if heading_id not in listed and _displayed(record, source, heading_id):
+            if heading_id in listed:
+                continue
+            shown = shown or _Shown(record)
+            if shown.displays(source, heading_id):
                 raise fail(
-                    record.index,
+                    record.number,
                     "lineage (displayed_heading_ids)",
                     f"heading {excerpt(heading_id)} is shown in the content but not listed "
                     "as displayed, so the embedding text would repeat it",
                 )
+    _check_projection(record, source)
+
+
+def _check_projection(record: ChunkRecord, source: SourceIndex) -> None:
+    """Every projected node exists with the recorded kind (one C-level pass when valid)."""
+    kind_of = source.kind_of
+    if tuple(map(kind_of.get, record.node_ids)) == record.node_kinds:
+        return
     for position, (node_id, kind) in enumerate(
         zip(record.node_ids, record.node_kinds, strict=True)
     ):
-        node = source.node(node_id)
-        if node is None or node.kind != kind:
-            found = "no such node" if node is None else f"kind {node.kind!r}"
+        found_kind = kind_of.get(node_id)
+        if found_kind != kind:
+            found = "no such node" if found_kind is None else f"kind {found_kind!r}"
             raise fail(
-                record.index,
+                record.number,
                 "structure_metadata",
                 f"node_ids[{position}] {excerpt(node_id)} is recorded as {kind!r} "
                 f"({found} in the document)",

@@ -3,24 +3,45 @@
 Persisted chunks come back from JSON stores with lists where the engine wrote tuples, so
 every sequence accepts either; nothing else is coerced. ``bool`` is never accepted where
 an offset or count is expected (``True`` is an ``int`` to Python, not to the contract).
+
+Every chunk of every ingest run is read here, so the per-entry sequences (intervals and
+map runs) take a fast path: one flat loop that accepts exactly the entries the careful
+reader accepts, and hands any failure to that reader, which raises naming the key and
+the first bad entry. The fast path checks a whole sequence with C-level ``map``/``set``
+passes (the set of entry types, of lengths, of value types), not a Python loop per
+entry. Map runs stay plain tuples: no object per run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from itertools import chain
+from operator import itemgetter
+from typing import Any, Final, NamedTuple
 
 from fastrag.exceptions import ChunkingError
 from fastrag.models import Document
 from fastrag.packing._validator_intervals import Interval
 from fastrag.packing.contract import CONTEXT_KINDS, MAP_KINDS, STRUCTURE_VERSION
 
-__all__ = ["CHUNK_KINDS", "ChunkRecord", "MapRun", "read_piece"]
+__all__ = [
+    "CHUNK_KINDS",
+    "DISPLAY_END",
+    "DISPLAY_START",
+    "KIND",
+    "SOURCE_END",
+    "SOURCE_START",
+    "ChunkRecord",
+    "MapRun",
+    "read_piece",
+]
 
 CHUNK_KINDS: Final = frozenset({"section", "merged", "split", "empty"})
 
 _EXCERPT: Final = 40
+_SEQUENCES: Final = frozenset({tuple, list})
+_INTS: Final = frozenset({int})
+_STRS: Final = frozenset({str})
 _FROM_KEY: Final = object()  # sentinel: read the value from metadata[key]
 
 
@@ -30,26 +51,27 @@ def excerpt(value: object) -> str:
     return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
 
 
-@dataclass(frozen=True, slots=True)
-class MapRun:
-    """One serialization-map run: display ``[d0, d1)`` shows source ``[s0, s1)``."""
+MapRun = tuple[int, int, int, int, str]
+"""One serialization-map run as stored: ``(display_start, display_end, source_start,
+source_end, kind)``: display ``[d0, d1)`` shows source ``[s0, s1)``."""
 
-    display_start: int
-    display_end: int
-    source_start: int
-    source_end: int
-    kind: str
+DISPLAY_START: Final = 0
+DISPLAY_END: Final = 1
+SOURCE_START: Final = 2
+SOURCE_END: Final = 3
+KIND: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
-class ChunkRecord:
+class ChunkRecord(NamedTuple):
     """One chunk's content and its metadata, type-checked and converted to tuples.
 
     ``metadata`` is the original mapping, kept because the embedding text must be rebuilt
-    from exactly what was stored, not from this parsed copy.
+    from exactly what was stored, not from this parsed copy. A ``NamedTuple`` rather than
+    a frozen dataclass: immutable all the same, and built without one ``__setattr__``
+    call per field for every chunk.
     """
 
-    index: int
+    number: int  # the chunk's position, as messages name it ("chunk 3: …")
     content: str
     metadata: Mapping[str, Any]
     document_id: str
@@ -98,9 +120,10 @@ class _Reader:
         )
 
     def raw(self, key: str) -> Any:
-        if key not in self.metadata:
-            raise fail(self.index, f"metadata[{key!r}]", "required key is missing")
-        return self.metadata[key]
+        try:
+            return self.metadata[key]
+        except KeyError:
+            raise fail(self.index, f"metadata[{key!r}]", "required key is missing") from None
 
     def integer(self, key: str, value: object = _FROM_KEY, *, nonnegative: bool = True) -> int:
         value = self.raw(key) if value is _FROM_KEY else value
@@ -148,6 +171,20 @@ class _Reader:
         return tuple(result)
 
 
+def _exact_records(items: Sequence[Any], width: int) -> bool:
+    """Whether every entry is a tuple or list of ``width`` exact ints.
+
+    Three C-level passes (entry types, lengths, value types) instead of a Python loop
+    per entry; anything unusual, including subclasses the careful reader may accept,
+    fails here and goes to that reader.
+    """
+    return (
+        set(map(type, items)) <= _SEQUENCES
+        and set(map(len, items)) == {width}
+        and set(map(type, chain.from_iterable(items))) <= _INTS
+    )
+
+
 def _split_piece(index: int, piece: object, parent_id: str) -> tuple[str, Mapping[str, Any]]:
     """``(content, metadata)`` of a split tuple or a persisted chunk ``Document``."""
     if isinstance(piece, Document):
@@ -183,11 +220,12 @@ def _split_piece(index: int, piece: object, parent_id: str) -> tuple[str, Mappin
 
 
 def _runs(reader: _Reader) -> tuple[MapRun, ...]:
+    """Every entry's shape first, then every kind, each named on failure."""
     runs = []
     for d0, d1, s0, s1, kind in reader.records("serialization_map", (int, int, int, int, str)):
         if kind not in MAP_KINDS:
             raise reader._bad("serialization_map", f"a kind in {sorted(MAP_KINDS)}", kind)
-        runs.append(MapRun(d0, d1, s0, s1, kind))
+        runs.append((d0, d1, s0, s1, kind))
     return tuple(runs)
 
 
@@ -200,8 +238,19 @@ def _context(reader: _Reader) -> tuple[tuple[int, int, str], ...]:
 
 
 def read_piece(index: int, piece: object, parent_id: str) -> ChunkRecord:
-    """Type-check one piece's metadata against ``contract.py``; ``ChunkingError`` if not."""
+    """Type-check one piece's metadata against ``contract.py``; ``ChunkingError`` if not.
+
+    ``_read_fast`` reads well-formed metadata (every chunk of a healthy run) in a few
+    C-level passes; anything it does not recognise is read again by ``_read_carefully``,
+    which either accepts it (a subclass, say) or raises naming the key and the value.
+    """
     content, metadata = _split_piece(index, piece, parent_id)
+    record = _read_fast(index, content, metadata)
+    return record if record is not None else _read_carefully(index, content, metadata)
+
+
+def _read_carefully(index: int, content: str, metadata: Mapping[str, Any]) -> ChunkRecord:
+    """The reference reader: one key at a time, in a fixed order, naming the first fault."""
     reader = _Reader(index, metadata)
     version = reader.raw("structure_version")
     if version != STRUCTURE_VERSION:
@@ -236,7 +285,7 @@ def read_piece(index: int, piece: object, parent_id: str) -> ChunkRecord:
     if not engine_identity:
         raise reader._bad("engine_identity", "a nonempty str", engine_identity)
     return ChunkRecord(
-        index=index,
+        number=index,
         content=content,
         metadata=metadata,
         document_id=reader.string("document_id"),
@@ -258,4 +307,172 @@ def read_piece(index: int, piece: object, parent_id: str) -> ChunkRecord:
         node_ids=node_ids,
         node_kinds=node_kinds,
         engine_identity=engine_identity,
+    )
+
+
+_KEYS: Final = (
+    "structure_version",
+    "heading_ids",
+    "heading_path",
+    "chunk_kind",
+    "structure_metadata",
+    "engine_identity",
+    "document_id",
+    "section_ids",
+    "displayed_heading_ids",
+    "embed_heading_path",
+    "char_start",
+    "char_end",
+    "retained_intervals",
+    "serialization_map",
+    "repeated_context",
+    "overlap_intervals",
+    "embedding_token_count",
+    "overflow",
+    "atomic_structure_loss",
+)
+_ALL_KEYS: Final = itemgetter(*_KEYS)
+_PROJECTION: Final = itemgetter("node_ids", "kinds")
+
+
+def _strs(value: object) -> tuple[str, ...] | None:
+    """A tuple or list of exact ``str`` as a tuple, else None."""
+    if (type(value) is tuple or type(value) is list) and set(map(type, value)) <= _STRS:
+        return tuple(value)
+    return None
+
+
+def _pairs(value: object) -> tuple[Interval, ...] | None:
+    """A tuple or list of ``(int, int)`` entries as tuples, else None."""
+    if (type(value) is tuple or type(value) is list) and (not value or _exact_records(value, 2)):
+        return tuple(map(tuple, value))
+    return None
+
+
+def _fast_runs(value: object) -> tuple[MapRun, ...] | None:
+    """Serialization-map entries of four exact ints and a known kind, else None."""
+    if type(value) is not tuple and type(value) is not list:
+        return None
+    if not value:
+        return ()
+    if set(map(type, value)) <= _SEQUENCES and set(map(len, value)) == {5}:
+        d0, d1, s0, s1, kinds = zip(*value, strict=True)  # columns, built in C
+        if (
+            set(map(type, chain(d0, d1, s0, s1))) <= _INTS
+            and set(map(type, kinds)) <= _STRS
+            and set(kinds) <= MAP_KINDS
+        ):
+            return tuple(map(tuple, value))
+    return None
+
+
+def _fast_context(value: object) -> tuple[tuple[int, int, str], ...] | None:
+    """Repeated-context entries of two exact ints and a known kind, else None."""
+    if type(value) is not tuple and type(value) is not list:
+        return None
+    if not value:
+        return ()
+    if set(map(type, value)) <= _SEQUENCES and set(map(len, value)) == {3}:
+        starts, ends, kinds = zip(*value, strict=True)
+        if (
+            set(map(type, chain(starts, ends))) <= _INTS
+            and set(map(type, kinds)) <= _STRS
+            and set(kinds) <= CONTEXT_KINDS
+        ):
+            return tuple(map(tuple, value))
+    return None
+
+
+def _read_fast(index: int, content: str, metadata: Mapping[str, Any]) -> ChunkRecord | None:
+    """The record of well-formed metadata, or None to let ``_read_carefully`` decide.
+
+    Accepts a strict subset of what the careful reader accepts (exact types only) and
+    builds the same record; ``test_validator_fast_paths`` holds the two readers to that.
+    """
+    try:
+        (
+            version,
+            heading_ids,
+            heading_path,
+            chunk_kind,
+            projection,
+            engine_identity,
+            document_id,
+            section_ids,
+            displayed,
+            embed,
+            char_start,
+            char_end,
+            retained,
+            runs,
+            context,
+            overlap,
+            token_count,
+            overflow,
+            atomic,
+        ) = _ALL_KEYS(metadata)
+    except KeyError:
+        return None
+    if not isinstance(projection, Mapping):
+        return None
+    try:
+        node_ids, node_kinds = _PROJECTION(projection)
+    except KeyError:
+        return None
+    ids, path, sections, shown = (
+        _strs(heading_ids),
+        _strs(heading_path),
+        _strs(section_ids),
+        _strs(displayed),
+    )
+    nodes, kinds = _strs(node_ids), _strs(node_kinds)
+    intervals, map_runs = _pairs(retained), _fast_runs(runs)
+    entries, repeated = _fast_context(context), _pairs(overlap)
+    if (
+        ids is None
+        or path is None
+        or sections is None
+        or shown is None
+        or nodes is None
+        or kinds is None
+        or intervals is None
+        or map_runs is None
+        or entries is None
+        or repeated is None
+        or version != STRUCTURE_VERSION
+        or len(ids) != len(path)
+        or len(nodes) != len(kinds)
+        or type(chunk_kind) is not str
+        or chunk_kind not in CHUNK_KINDS
+        or type(engine_identity) is not str
+        or not engine_identity
+        or type(document_id) is not str
+        or not (type(embed) is type(overflow) is type(atomic) is bool)
+        or not (type(char_start) is type(char_end) is type(token_count) is int)
+        or min(char_start, char_end, token_count) < 0
+    ):
+        return None
+    return ChunkRecord(
+        index,
+        content,
+        metadata,
+        document_id,
+        sections,
+        ids,
+        path,
+        shown,
+        embed,
+        char_start,
+        char_end,
+        intervals,
+        map_runs,
+        entries,
+        repeated,
+        token_count,
+        overflow,
+        atomic,
+        chunk_kind,
+        nodes,
+        kinds,
+        engine_identity,
     )

@@ -14,7 +14,8 @@ metadata)`` tuples and on persisted chunk ``Document`` values (JSON lists accept
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 from time import perf_counter
 from typing import Any, Protocol
@@ -26,11 +27,22 @@ from fastrag.packing._validator_intervals import (
     Interval,
     contains,
     first_difference,
+    first_missing,
+    gap_columns,
     merge,
     subtract,
 )
 from fastrag.packing._validator_lineage import HEADING, SourceIndex, check_lineage
-from fastrag.packing._validator_metadata import ChunkRecord, excerpt, fail, read_piece
+from fastrag.packing._validator_metadata import (
+    KIND,
+    SOURCE_END,
+    SOURCE_START,
+    ChunkRecord,
+    MapRun,
+    excerpt,
+    fail,
+    read_piece,
+)
 from fastrag.packing.contract import build_embedding_text
 from fastrag.packing.validation import CHUNKED, EMPTY, HIERARCHY_ONLY, ChunkValidation
 
@@ -61,18 +73,18 @@ def _check_arguments(max_tokens: int, max_overlap_tokens: int, min_preferred: in
 def _check_intervals(record: ChunkRecord, length: int, previous: ChunkRecord | None) -> None:
     """Retained intervals sorted, disjoint, coalesced, in bounds; char range; order."""
     if not record.retained:
-        raise fail(record.index, "retained_intervals", "a chunk must retain source (got none)")
+        raise fail(record.number, "retained_intervals", "a chunk must retain source (got none)")
     previous_end = -1
     for start, end in record.retained:
         if not 0 <= start < end <= length:
             raise fail(
-                record.index,
+                record.number,
                 "retained_intervals",
                 f"[{start}, {end}) must be nonempty and within the source [0, {length})",
             )
         if start <= previous_end:
             raise fail(
-                record.index,
+                record.number,
                 "retained_intervals",
                 f"[{start}, {end}) must start after the previous interval's end "
                 f"{previous_end} (sorted, disjoint, adjacent runs coalesced)",
@@ -81,106 +93,119 @@ def _check_intervals(record: ChunkRecord, length: int, previous: ChunkRecord | N
     expected = (record.retained[0][0], record.retained[-1][1])
     if (record.char_start, record.char_end) != expected:
         raise fail(
-            record.index,
+            record.number,
             "char_start/char_end",
             f"retained intervals span [{expected[0]}, {expected[1]}) but the chunk records "
             f"[{record.char_start}, {record.char_end})",
         )
     if previous is not None and record.char_start <= previous.char_start:
         raise fail(
-            record.index,
+            record.number,
             "ordering",
             f"char_start {record.char_start} must be greater than chunk "
-            f"{previous.index}'s char_start {previous.char_start} (chunks in source order)",
+            f"{previous.number}'s char_start {previous.char_start} (chunks in source order)",
         )
 
 
-def _shows_retained(source: SourceIndex, retained: list[Interval], start: int, end: int) -> bool:
+def _shows_retained(
+    source: SourceIndex, starts: Sequence[int], ends: Sequence[int], start: int, end: int
+) -> bool:
     """Whether a run's source is this chunk's retained source, bar excluded whitespace.
 
     A separator equal to the source gap it replaces may be coalesced into the
     neighbouring verbatim runs ("\\n\\n" between two paragraphs), so a verbatim run can
     span whitespace the normalizer excluded. That shows no text the chunk does not own;
     anything else outside the retained intervals (markup, scripts, another chunk's text)
-    does.
+    does. ``starts``/``ends`` are the retained intervals' columns. ``_check_map`` first
+    tries the usual HTML case inline (the run lies inside one retained interval); this
+    is the general case, checking the run's gaps column-wise.
     """
-    return all(
-        source.in_whitespace(gap_start, gap_end)
-        for gap_start, gap_end in subtract([(start, end)], retained)
-    )
+    return source.all_whitespace(*gap_columns(starts, ends, start, end))
+
+
+def _where(number: int, run: MapRun) -> str:
+    """How a message names a map run; built only when a check fails."""
+    d0, d1, s0, s1, kind = run
+    return f"serialization_map[{number}] ({kind} {d0}-{d1} -> {s0}-{s1})"
 
 
 def _check_map(record: ChunkRecord, source: SourceIndex) -> None:
-    """Runs tile the content; verbatim runs round-trip; retained == displayed source."""
+    """Runs tile the content; verbatim runs round-trip; retained == displayed source.
+
+    One pass over the runs, the hottest loop of the validator on HTML (hundreds of
+    rendered runs per chunk): each run is unpacked once and checked with bisects.
+    """
     content, text, length = record.content, source.content, len(source.content)
-    retained = list(record.retained)
+    retained = record.retained  # already checked nonempty, sorted, disjoint, coalesced
+    starts, ends = zip(*retained, strict=True)
+    count = len(starts)
+    displayed: list[Interval] = []
     position = 0
     for number, run in enumerate(record.runs):
-        where = f"serialization_map[{number}] ({run.kind} {run.display_start}-{run.display_end}"
-        where += f" -> {run.source_start}-{run.source_end})"
-        if run.display_start != position or run.display_end < run.display_start:
+        d0, d1, s0, s1, kind = run
+        if d0 != position or d1 < d0:
             raise fail(
-                record.index,
+                record.number,
                 "serialization map",
-                f"{where} must start at display offset {position} and not run backwards "
-                "(runs tile the content without gaps)",
+                f"{_where(number, run)} must start at display offset {position} and not run "
+                "backwards (runs tile the content without gaps)",
             )
-        position = run.display_end
-        if run.kind == "separator":
-            if (run.source_start, run.source_end) != (-1, -1):
+        position = d1
+        if kind == "separator":
+            if s0 != -1 or s1 != -1:
                 raise fail(
-                    record.index, "serialization map", f"{where}: separators map to (-1, -1)"
+                    record.number,
+                    "serialization map",
+                    f"{_where(number, run)}: separators map to (-1, -1)",
                 )
             continue
-        if not 0 <= run.source_start <= run.source_end <= length:
+        if not 0 <= s0 <= s1 <= length:
             raise fail(
-                record.index,
+                record.number,
                 "serialization map",
-                f"{where}: the source range must lie within [0, {length})",
+                f"{_where(number, run)}: the source range must lie within [0, {length})",
             )
-        if run.kind == "rendered":
-            if run.source_start == run.source_end:
-                raise fail(record.index, "serialization map", f"{where}: renders no source")
-        else:
-            shown = content[run.display_start : run.display_end]
-            original = text[run.source_start : run.source_end]
-            if shown != original:
+        if kind == "rendered":
+            if s0 == s1:
                 raise fail(
-                    record.index,
-                    "serialization map",
-                    f"{where} must round-trip: display {excerpt(shown)} != source "
-                    f"{excerpt(original)}",
+                    record.number, "serialization map", f"{_where(number, run)}: renders no source"
                 )
-        if run.kind in ("source", "rendered") and not _shows_retained(
-            source, retained, run.source_start, run.source_end
-        ):
+        elif content[d0:d1] != text[s0:s1]:
             raise fail(
-                record.index,
+                record.number,
                 "serialization map",
-                f"{where} shows source outside this chunk's retained intervals (only "
-                "whitespace the normalizer excluded may sit between retained blocks)",
+                f"{_where(number, run)} must round-trip: display {excerpt(content[d0:d1])} != "
+                f"source {excerpt(text[s0:s1])}",
             )
-        if run.kind == "context" and not source.in_units(run.source_start, run.source_end):
+        if kind == "source" or kind == "rendered":
+            inside = bisect_right(ends, s0)  # the one retained interval it may lie in
+            if not (
+                inside < count and starts[inside] <= s0 and s1 <= ends[inside]
+            ) and not _shows_retained(source, starts, ends, s0, s1):
+                raise fail(
+                    record.number,
+                    "serialization map",
+                    f"{_where(number, run)} shows source outside this chunk's retained "
+                    "intervals (only whitespace the normalizer excluded may sit between "
+                    "retained blocks)",
+                )
+            displayed.append((s0, s1))
+        elif kind == "context" and not source.in_units(s0, s1):
             raise fail(
-                record.index,
+                record.number,
                 "serialization map",
-                f"{where}: repeated context must be copied from retained source",
+                f"{_where(number, run)}: repeated context must be copied from retained source",
             )
     if position != len(content):
         raise fail(
-            record.index,
+            record.number,
             "serialization map",
             f"runs end at display offset {position} but the content has {len(content)} characters",
         )
-    displayed = merge(
-        (run.source_start, run.source_end)
-        for run in record.runs
-        if run.kind in ("source", "rendered")
-    )
-    missing, _ = first_difference(merge(retained), displayed)
+    missing = first_missing(list(retained), merge(displayed))
     if missing is not None:
         raise fail(
-            record.index,
+            record.number,
             "serialization map",
             f"retained source [{missing[0]}, {missing[1]}) is shown by no source/rendered run",
         )
@@ -188,14 +213,14 @@ def _check_map(record: ChunkRecord, source: SourceIndex) -> None:
 
 def _check_context(record: ChunkRecord) -> None:
     """Repeated-context entries point at display ranges shown by ``context`` runs."""
-    shown = merge(
-        (run.display_start, run.display_end) for run in record.runs if run.kind == "context"
-    )
+    if not record.repeated_context:
+        return
+    shown = merge((run[0], run[1]) for run in record.runs if run[KIND] == "context")
     starts = [start for start, _ in shown]
     for start, end, kind in record.repeated_context:
         if start >= end or not contains(shown, starts, start, end):
             raise fail(
-                record.index,
+                record.number,
                 "repeated_context",
                 f"{kind} [{start}, {end}) must be a nonempty display range made of "
                 "'context' map runs",
@@ -210,17 +235,22 @@ def _check_overlap(
     max_overlap_tokens: int,
 ) -> None:
     """Overlap repeats the previous chunk's retained source, in section, within budget."""
+    overlap_runs = [
+        (run[SOURCE_START], run[SOURCE_END]) for run in record.runs if run[KIND] == "overlap"
+    ]
+    if not record.overlap and not overlap_runs:
+        return  # most chunks: nothing recorded, nothing shown
     overlap = merge(record.overlap)
     if tuple(overlap) != record.overlap:
         raise fail(
-            record.index,
+            record.number,
             "overlap_intervals",
             f"{excerpt(record.overlap)} must be nonempty, sorted, disjoint and coalesced",
         )
-    runs = merge((run.source_start, run.source_end) for run in record.runs if run.kind == "overlap")
+    runs = merge(overlap_runs)
     if runs != overlap:
         raise fail(
-            record.index,
+            record.number,
             "overlap_intervals",
             f"recorded {excerpt(overlap)} but the 'overlap' map runs show {excerpt(runs)}",
         )
@@ -230,41 +260,39 @@ def _check_overlap(
     shared = subtract(overlap, subtract(overlap, retained))
     if shared:
         raise fail(
-            record.index,
+            record.number,
             "overlap counted as coverage",
             f"source [{shared[0][0]}, {shared[0][1]}) is listed both in overlap_intervals "
             "and in retained_intervals",
         )
     if previous is None:
-        raise fail(record.index, "overlap_intervals", "the first chunk has no previous chunk")
+        raise fail(record.number, "overlap_intervals", "the first chunk has no previous chunk")
     outside, _ = first_difference(overlap, merge(previous.retained))
     if outside is not None:
         raise fail(
-            record.index,
+            record.number,
             "overlap_intervals",
             f"overlap [{outside[0]}, {outside[1]}) is not retained by the previous chunk "
-            f"{previous.index}",
+            f"{previous.number}",
         )
     own_section = source.section_at(record.char_start)
     for start, end in overlap:
-        for unit in source.units_in(start, end):
-            if source.section_of(unit.node_id) != own_section:
+        for section in source.sections_between(start, end):
+            if section != own_section:
                 raise fail(
-                    record.index,
+                    record.number,
                     "overlap_intervals",
                     f"overlap [{start}, {end}) comes from section "
-                    f"{excerpt(source.section_of(unit.node_id))} but the chunk starts in "
+                    f"{excerpt(section)} but the chunk starts in "
                     f"{excerpt(own_section)}; overlap never crosses sections",
                 )
     overlap_text = "".join(
-        record.content[run.display_start : run.display_end]
-        for run in record.runs
-        if run.kind == "overlap"
+        record.content[run[0] : run[1]] for run in record.runs if run[KIND] == "overlap"
     )
     tokens = tokenizer.count(overlap_text)
     if tokens > max_overlap_tokens:
         raise fail(
-            record.index,
+            record.number,
             "overlap budget",
             f"overlap text has {tokens} tokens > max_overlap_tokens {max_overlap_tokens}",
         )
@@ -275,26 +303,26 @@ def _check_count(record: ChunkRecord, tokenizer: TokenCounter, max_tokens: int) 
     tokens = tokenizer.count(build_embedding_text(record.content, record.metadata))
     if type(tokens) is not int or tokens < 0:
         raise ConfigurationError(
-            f"tokenizer.count returned {tokens!r} for chunk {record.index}; a tokenizer "
+            f"tokenizer.count returned {tokens!r} for chunk {record.number}; a tokenizer "
             "must return a nonnegative int"
         )
     if tokens != record.embedding_token_count:
         raise fail(
-            record.index,
+            record.number,
             "token count",
             f"the embedding text counts {tokens} tokens but embedding_token_count records "
             f"{record.embedding_token_count} (was it produced with another tokenizer?)",
         )
     if tokens > max_tokens and not record.overflow:
         raise fail(
-            record.index,
+            record.number,
             "budget",
             f"the embedding text has {tokens} tokens > max_tokens {max_tokens} and the "
             "chunk carries no overflow flag",
         )
     if record.overflow and tokens <= max_tokens:
         raise fail(
-            record.index,
+            record.number,
             "overflow flag",
             f"the chunk is flagged as overflow but has {tokens} tokens <= max_tokens {max_tokens}",
         )
@@ -321,11 +349,35 @@ def _classify(source: SourceIndex) -> str:
 
 
 def _check_coverage(records: list[ChunkRecord], source: SourceIndex, classification: str) -> None:
-    """Retained intervals of all chunks partition the union of the units exactly once."""
+    """Retained intervals of all chunks partition the union of the units exactly once.
+
+    Chunks almost always claim their intervals in source order, so one sweep in chunk
+    order coalesces them and a single comparison with the units' union settles coverage.
+    Anything else (interleaved chunks, which are valid, an overlap, a difference) goes to
+    ``_check_sorted_coverage``, which sorts every claim and names the first fault.
+    """
     if classification in (HIERARCHY_ONLY, EMPTY) and not records:
         return  # headings alone, or only whitespace, need no body chunk
+    covered: list[Interval] = []
+    last_end = -1
+    for record in records:
+        for start, end in record.retained:
+            if start < last_end:
+                _check_sorted_coverage(records, source)
+                return
+            if start == last_end:
+                covered[-1] = (covered[-1][0], end)
+            else:
+                covered.append((start, end))
+            last_end = end
+    if covered != source.unit_union:
+        _check_sorted_coverage(records, source)
+
+
+def _check_sorted_coverage(records: list[ChunkRecord], source: SourceIndex) -> None:
+    """The general check: sort every claim; name a doubly retained range, a gap, an extra."""
     claims = sorted(
-        (start, end, record.index) for record in records for start, end in record.retained
+        (start, end, record.number) for record in records for start, end in record.retained
     )
     for (_, end, index), (next_start, next_end, next_index) in pairwise(claims):
         if next_start < end:
@@ -399,7 +451,8 @@ def validate_structure_chunks(
     kinds = [record.chunk_kind for record in records]
     return ChunkValidation(
         chunk_count=len(records),
-        retained_characters=sum(end - start for r in records for start, end in r.retained),
+        # Coverage passed: the chunks' retained intervals partition the units exactly.
+        retained_characters=source.retained_characters if records else 0,
         embedding_tokens=sum(token_counts),
         classification=classification,
         validation_seconds=perf_counter() - started,
@@ -407,7 +460,7 @@ def validate_structure_chunks(
         merged_chunks=kinds.count("merged"),
         split_chunks=kinds.count("split"),
         oversized_chunks=sum(1 for record in records if record.overflow),
-        excluded_characters=normalized.excluded_characters,
+        excluded_characters=source.excluded_characters,
         normalization_diagnostics=tuple(normalized.diagnostics),
         small_chunks=sum(1 for tokens in token_counts if tokens < min_preferred_tokens),
     )
