@@ -28,7 +28,7 @@ BENCH_MD = NODE_API_DOCS
 
 def build_tree(root: Path) -> Path:
     """examples/ (7 real documents), web/ (3 real documents, two identical to examples/)
-    and papers/ (one real PDF, recognised but not parsable until PDF support lands)."""
+    and papers/ (one real two-column PDF)."""
     shutil.copytree(EXAMPLES, root / "examples")
     shutil.copytree(WEB, root / "web")
     for path in (root / "web").iterdir():

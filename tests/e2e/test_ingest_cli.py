@@ -43,6 +43,12 @@ def output(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _text_formats(written: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Records of UTF-8 sources, whose parsed text the standard library reproduces (the
+    PDF's text is checked against pypdfium2 in test_ingest_documents)."""
+    return [record for record in written if record["source_type"] != "pdf"]
+
+
 @pytest.fixture(scope="module")
 def written(output: Path) -> list[dict[str, Any]]:
     return records(output)
@@ -51,17 +57,16 @@ def written(output: Path) -> list[dict[str, Any]]:
 def test_every_record_has_every_contract_field_with_its_type(
     written: list[dict[str, Any]], tree: Path
 ) -> None:
-    sources = {
-        p.relative_to(tree).as_posix()
-        for p in tree.rglob("*")
-        if p.is_file() and p.suffix != ".pdf"
-    }
+    sources = {p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()}
     assert {record["source"] for record in written} == sources
     for record in written:
         assert tuple(record) == RECORD_KEYS
         assert HEX32.fullmatch(record["chunk_id"]) and HEX32.fullmatch(record["document_id"])
-        assert record["source_type"] in {"markdown", "rst", "html", "text"}
-        assert record["page"] is None
+        assert record["source_type"] in {"markdown", "rst", "html", "text", "pdf"}
+        if record["source_type"] == "pdf":
+            assert type(record["page"]) is int and record["page"] >= 1
+        else:
+            assert record["page"] is None
         assert isinstance(record["section"], str)
         assert isinstance(record["text"], str) and record["text"].strip()
         assert type(record["char_start"]) is int and type(record["char_end"]) is int
@@ -72,7 +77,9 @@ def test_every_record_has_every_contract_field_with_its_type(
         assert metadata["tenant"] == "acme"
         assert HEX32.fullmatch(metadata["ingestion_version"])
         assert metadata["parser_version"].endswith(":1")
-        assert metadata["content_format"] == record["source_type"]
+        assert metadata["content_format"] == (
+            "markdown" if record["source_type"] == "pdf" else record["source_type"]
+        )
         assert metadata["heading_path"] == (
             record["section"].split(" > ") if record["section"] else []
         )
@@ -85,7 +92,7 @@ def test_document_id_is_the_hash_of_the_parsed_content(
 ) -> None:
     import hashlib
 
-    for record in written:
+    for record in _text_formats(written):
         content = parsed_text(tree / record["source"])
         expected = hashlib.sha256(content.encode("utf-8")).hexdigest()[:32]
         assert record["document_id"] == expected, record["source"]
@@ -105,7 +112,7 @@ def test_identical_files_at_two_paths_share_the_document_but_not_chunk_ids(
 
 
 def test_offsets_point_at_the_chunk_source_text(written: list[dict[str, Any]], tree: Path) -> None:
-    for record in written:
+    for record in _text_formats(written):
         content = parsed_text(tree / record["source"])
         start, end = record["char_start"], record["char_end"]
         assert end <= len(content)
@@ -128,7 +135,7 @@ def test_sections_are_paths_of_the_documents_own_headings(
     written: list[dict[str, Any]], tree: Path
 ) -> None:
     checked = 0
-    for record in written:
+    for record in _text_formats(written):
         titles = headings(record["source_type"], parsed_text(tree / record["source"]))
         path = record["metadata"]["heading_path"]
         if record["source_type"] == "text":
@@ -144,24 +151,27 @@ def test_sections_are_paths_of_the_documents_own_headings(
     assert checked > 100
 
 
-def test_the_pdf_is_recognised_and_skipped_with_a_reason(output: Path) -> None:
+def test_the_pdf_is_chunked_with_its_pages(output: Path) -> None:
     rows = manifest_rows(output)
     row = rows["papers/multicolumn.pdf"]
-    assert row["state"] == "skipped" and row["source_type"] == "pdf"
-    assert "papers/multicolumn.pdf" in row["reason"] and "pdf" in row["reason"]
-    assert {r["state"] for path, r in rows.items() if path != "papers/multicolumn.pdf"} == {
-        "chunked"
-    }
+    assert (row["state"], row["source_type"]) == ("chunked", "pdf")
+    assert (row["pages"], row["pages_with_text"]) == (3, 3)
+    assert {r["state"] for r in rows.values()} == {"chunked"}
+    assert {r["pages"] for path, r in rows.items() if path != "papers/multicolumn.pdf"} == {None}
 
 
 def test_report_json_counts_every_file(output: Path, written: list[dict[str, Any]]) -> None:
     report = json.loads(output.with_name("report.json").read_text(encoding="utf-8"))
     assert report["states"] == {
-        "chunked": 10, "empty": 0, "skipped": 1, "failed": 0, "quarantined": 0
+        "chunked": 11, "empty": 0, "skipped": 0, "failed": 0, "quarantined": 0
     }  # fmt: skip
     assert report["totals"]["chunks"] == len(written)
     assert report["totals"]["token_max"] == max(r["token_estimate"] for r in written)
-    assert [row["path"] for row in report["skipped"]] == ["papers/multicolumn.pdf"]
+    assert report["skipped"] == []
+    assert (report["by_type"]["pdf"]["pages"], report["by_type"]["pdf"]["text_page_rate"]) == (
+        3,
+        1.0,
+    )
 
 
 def test_validate_passes_on_the_output(
@@ -194,9 +204,9 @@ def test_a_second_run_with_the_cache_reparses_nothing(
     cache = tmp_path / "steps.sqlite"
     first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
     assert ingest(tree, first, *OPTIONS, "--cache", str(cache)) == 0
-    assert "0 parses and 0 chunkings replayed, 10 files parsed" in capsys.readouterr().out
+    assert "0 parses and 0 chunkings replayed, 11 files parsed" in capsys.readouterr().out
     assert ingest(tree, second, *OPTIONS, "--cache", str(cache)) == 0
-    assert "10 parses and 10 chunkings replayed, 0 files parsed" in capsys.readouterr().out
+    assert "11 parses and 11 chunkings replayed, 0 files parsed" in capsys.readouterr().out
     assert sha256(first) == sha256(second) == sha256(output)
     # The same through the library and its events: every parse is a CacheHit.
     recorder = EventRecorder()
@@ -212,8 +222,8 @@ def test_a_second_run_with_the_cache_reparses_nothing(
     )
     parsing = [e for e in recorder.of_type(ItemStarted) if e.event_name == "Parsing"]
     hits = [e for e in recorder.of_type(CacheHit) if e.event_name == "Parsing"]
-    assert len(parsing) == len(hits) == 10
-    assert result.fresh_parses == 0 and result.parse_cache_hits == 10
+    assert len(parsing) == len(hits) == 11
+    assert result.fresh_parses == 0 and result.parse_cache_hits == 11
     assert sha256(tmp_path / "third.jsonl") == sha256(output)
 
 
@@ -228,7 +238,7 @@ def test_an_edited_file_is_reparsed_and_only_it(tree: Path, tmp_path: Path) -> N
     target = copy / "examples" / "mixed.md"
     target.write_text(target.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n")
     result = run_ingest(config)
-    assert result.fresh_parses == 1 and result.parse_cache_hits == 9
+    assert result.fresh_parses == 1 and result.parse_cache_hits == 10
 
 
 def test_environment_variables_supply_input_and_output(
@@ -273,7 +283,7 @@ def test_other_chunkers_produce_valid_records(
     assert {r["source"] for r in written} == {
         "examples/mixed.md", "examples/node-async_context.md", "examples/wiki.md"
     }  # fmt: skip
-    for record in written:
+    for record in _text_formats(written):
         content = parsed_text(tree / record["source"])
         assert record["metadata"]["offset_mode"] in ("verbatim", "suffix")
         assert content[record["char_start"] : record["char_end"]] in record["text"]

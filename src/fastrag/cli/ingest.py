@@ -139,6 +139,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="examine at most N files (default 100000)",
     )
+    documents = parser.add_argument_group("PDF and office documents")
+    documents.add_argument(
+        "--pdf-password",
+        default=os.environ.get("FASTRAG_PDF_PASSWORD"),
+        metavar="PASSWORD",
+        help="open encrypted PDFs with this password (default: $FASTRAG_PDF_PASSWORD, "
+        "which keeps it out of the process list); never logged or stored",
+    )
+    documents.add_argument(
+        "--max-pages",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="refuse PDFs of more than N pages (default 2000)",
+    )
     chunking = parser.add_argument_group("chunking")
     chunking.add_argument(
         "--chunker",
@@ -254,6 +269,10 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         optional["max_file_bytes"] = arguments.max_file_bytes
     if arguments.max_files is not None:
         optional["max_files"] = arguments.max_files
+    if arguments.max_pages is not None:
+        optional["max_pages"] = arguments.max_pages
+    if arguments.pdf_password:
+        optional["pdf_password"] = arguments.pdf_password
     return IngestConfig(
         input_dir=Path(arguments.input_dir),
         output=Path(arguments.output),

@@ -20,6 +20,7 @@ from fastrag.exceptions import ConfigurationError
 from fastrag.ingestion._glob import compile_globs
 from fastrag.ingestion._sidecar import check_caller_metadata
 from fastrag.ingestion.manifest import default_manifest_path
+from fastrag.ingestion.pages import DEFAULT_MAX_PAGES
 from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
 
 if TYPE_CHECKING:
@@ -96,7 +97,8 @@ class IngestConfig:
     must be present and non-empty (not None, ``""`` or an empty list) after that merge,
     else the file is quarantined. ``format_overrides`` are ``(glob, format)`` pairs, first
     match wins (``("*", "rst")`` forces every file). ``target_tokens`` defaults to two
-    thirds of ``max_tokens``. ``workers > 1`` runs a spawn-context process pool; the
+    thirds of ``max_tokens``. ``max_pages`` caps a PDF's pages; ``pdf_password`` opens
+    encrypted PDFs (``--pdf-password``). ``workers > 1`` runs a spawn-context process pool; the
     output is byte-identical for any value. ``batch_size`` is how many files a worker
     takes at a time (None: chosen from the file count).
     """
@@ -121,6 +123,9 @@ class IngestConfig:
     batch_size: int | None = None
     metadata: tuple[tuple[str, Any], ...] = field(default=())
     require_metadata: tuple[str, ...] = ()
+    max_pages: int = DEFAULT_MAX_PAGES
+    pdf_password: str | None = field(default=None, repr=False)
+    """A secret: passed to the PDF parser only, never into identities, logs or output."""
 
     def __post_init__(self) -> None:
         for name in ("input_dir", "output"):
@@ -142,6 +147,12 @@ class IngestConfig:
             )
         _int_at_least("max_file_bytes", self.max_file_bytes, 1)
         _int_at_least("max_files", self.max_files, 1)
+        _int_at_least("max_pages", self.max_pages, 1)
+        if self.pdf_password is not None and not isinstance(self.pdf_password, str):
+            raise ConfigurationError(
+                f"IngestConfig 'pdf_password' must be a str or None (got "
+                f"{type(self.pdf_password).__name__})"
+            )
         _int_at_least("max_tokens", self.max_tokens, 1)
         _int_at_least("overlap_tokens", self.overlap_tokens, 0)
         _int_at_least("workers", self.workers, 1)
@@ -250,7 +261,11 @@ def build_plan(config: IngestConfig) -> Plan:
     from fastrag.pipeline import SqliteCacheStore
 
     tokenizer = _tokenizer(config)
-    parsers = default_parsers(max_bytes=config.max_file_bytes)
+    parsers = default_parsers(
+        max_bytes=config.max_file_bytes,
+        max_pages=config.max_pages,
+        pdf_password=config.pdf_password,
+    )
     chunker, max_tokens = _chunker(config, tokenizer)
     versions = [step.parser_version for _, step in parsers.routes if isinstance(step, Parser)]
     version = ingestion_version(versions, chunker.config_hash, tokenizer.identity)

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 __all__ = [
+    "DEFAULT_MAX_PAGES",
     "DOCUMENT_LEVEL_KEYS",
     "LAYOUT_KEY",
     "PAGES_KEY",
@@ -33,6 +34,9 @@ __all__ = [
     "chunk_pages",
     "page_of",
 ]
+
+DEFAULT_MAX_PAGES: Final = 2000
+"""Paginated documents of more pages are refused (``--max-pages``) before extraction."""
 
 PAGES_KEY: Final = "pages"
 LAYOUT_KEY: Final = "layout"

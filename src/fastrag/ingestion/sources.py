@@ -67,7 +67,7 @@ DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
 DEFAULT_MAX_FILES = 100_000
 """At most 100 000 files are examined; the rest (in path order) are skipped, with a reason."""
 
-PARSABLE_SOURCE_TYPES: frozenset[str] = TEXT_FORMATS | {"docx", "pptx", "xlsx"}
+PARSABLE_SOURCE_TYPES: frozenset[str] = TEXT_FORMATS | BINARY_FORMATS
 """Source types the built-in parsers read (``default_parsers().source_types``)."""
 
 SourceState = Literal["accepted", "skipped", "quarantined", "failed"]

@@ -81,7 +81,7 @@ def test_unmatched_type_is_an_item_failure_never_a_drop(tmp_path: Path) -> None:
 
 def test_source_types_tell_discovery_what_is_parsable() -> None:
     assert default_parsers().source_types == frozenset(
-        {"text", "markdown", "rst", "html", "docx", "pptx", "xlsx"}
+        {"text", "markdown", "rst", "html", "pdf", "docx", "pptx", "xlsx"}
     )
     nested = ParserRouter().route(
         SourceTypeFilter(include=["markdown", "text"]),

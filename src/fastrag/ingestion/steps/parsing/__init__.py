@@ -12,6 +12,7 @@ from fastrag.ingestion.steps.parsing.docling import DoclingParser
 from fastrag.ingestion.steps.parsing.docx import DocxParser
 from fastrag.ingestion.steps.parsing.html import HtmlParser
 from fastrag.ingestion.steps.parsing.markdown import MarkdownParser
+from fastrag.ingestion.steps.parsing.pdf import PdfParser
 from fastrag.ingestion.steps.parsing.pptx import PptxParser
 from fastrag.ingestion.steps.parsing.router import ParserRouter, default_parsers, office_filter
 from fastrag.ingestion.steps.parsing.rst import RstParser
@@ -27,6 +28,7 @@ __all__ = [
     "Parsed",
     "Parser",
     "ParserRouter",
+    "PdfParser",
     "PptxParser",
     "RstParser",
     "SourceTypeFilter",

@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fastrag.ingestion.filters import SourceTypeFilter
+from fastrag.ingestion.pages import DEFAULT_MAX_PAGES
 from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES
 from fastrag.ingestion.steps.parsing.base import Parsed, Parser
 from fastrag.ingestion.steps.parsing.docx import DocxParser
 from fastrag.ingestion.steps.parsing.html import HtmlParser
 from fastrag.ingestion.steps.parsing.markdown import MarkdownParser
+from fastrag.ingestion.steps.parsing.pdf import PdfParser
 from fastrag.ingestion.steps.parsing.pptx import PptxParser
 from fastrag.ingestion.steps.parsing.rst import RstParser
 from fastrag.ingestion.steps.parsing.text import TextParser
@@ -88,12 +90,16 @@ class ParserRouter(RoutedStep[Document], Parser):
 def default_parsers(
     *,
     max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_pages: int = DEFAULT_MAX_PAGES,
+    pdf_password: str | None = None,
     cache: CacheSetting = None,
     policy: Policy | None = None,
 ) -> ParserRouter:
     """The built-in router, by ``source_type``: text, Markdown, reStructuredText, HTML,
-    DOCX, PPTX and XLSX (the office parsers need ``fastrag-ai[office]``; without it such a
-    file fails with an error naming the extra).
+    PDF, DOCX, PPTX and XLSX (PDF needs ``fastrag-ai[pdf]``, the office parsers
+    ``fastrag-ai[office]``; without it such a file fails with an error naming the extra).
+    ``max_pages`` and ``pdf_password`` (a secret, never part of any identity) go to
+    ``PdfParser``.
 
     No default route: a file of any other type is skipped with an ``ItemFailed`` naming
     it. ``cache`` and ``policy`` are inherited by every parser.
@@ -103,6 +109,7 @@ def default_parsers(
         ("markdown", MarkdownParser(max_bytes=max_bytes)),
         ("rst", RstParser(max_bytes=max_bytes)),
         ("html", HtmlParser(max_bytes=max_bytes)),
+        ("pdf", PdfParser(max_bytes=max_bytes, max_pages=max_pages, password=pdf_password)),
         ("docx", DocxParser(max_bytes=max_bytes)),
         ("pptx", PptxParser(max_bytes=max_bytes)),
         ("xlsx", XlsxParser(max_bytes=max_bytes)),

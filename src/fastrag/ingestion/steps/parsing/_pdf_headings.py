@@ -1,0 +1,322 @@
+"""Headings: from the document outline when it has one, else from fonts.
+
+*Outline*: each bookmark is looked for on the page it points to — a row (or two or
+three consecutive rows) whose letters and digits equal the bookmark's title, with or
+without a leading section number ("3.1 Shell Syntax" matches "Shell Syntax"). Its
+depth in the outline is the heading level. The outline is used when at least half of
+its entries are found; otherwise the fonts decide.
+
+*Layout*: the body size is the size most characters are set in. A row is a heading
+candidate when it is larger than body text (``SIZE_RATIO``) or wholly bold at body size,
+holds a few words with letters, is not monospaced, a table row or a caption; one to
+three consecutive candidate rows of one style form one heading. A style that sets too
+much of the text is body text, not a heading style. A numbered heading's level is the
+depth its number states ("3.1.2" → 3); an unnumbered one takes its style's level (the
+depth its numbered headings state, else one below the nearest larger numbered style);
+without any numbering, levels are the rank of the style: larger first, bold first. In
+a document of three pages or more, a style used only on the first page is the title
+page's: only its largest (the title) stays a heading, authors and affiliations do not;
+a style used four times or more on one other page only letters a figure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from fastrag.ingestion.steps.parsing._pdf_layout import Line
+from fastrag.ingestion.steps.parsing._pdf_lines import is_leader_row
+from fastrag.ingestion.steps.parsing._pdf_outline import OutlineEntry
+
+__all__ = ["SIZE_RATIO", "Headings", "LineKey", "PageLines", "detect_headings", "title_key"]
+
+LineKey = tuple[int, int, int]
+"""(page index, region index, row index)."""
+PageLines = Sequence[Sequence[Sequence[Line]]]
+"""Pages → regions in reading order → rows."""
+
+SIZE_RATIO: Final = 1.08
+_MAX_LINES: Final = 3
+_MAX_WORDS: Final = 20
+_MAX_CHARS: Final = 200
+_MAX_STYLE_SHARE: Final = 0.2
+"""A style setting more than this share of all characters is not a heading style."""
+_CAPTION = re.compile(r"(?:table|figure|fig\.|listing|algorithm|abbildung|tabelle)\s*[\dA-Z]", re.I)
+_NUMBERING = re.compile(
+    r"(?:(?:chapter|appendix|section|part|kapitel|anhang)\s+)?"
+    r"(?:\d+|[A-Z]|[IVXLC]+)(?:[.\-]\d+)*\.?\s+",
+    re.I,
+)
+_NOT_WORD = re.compile(r"[\W_]+")
+_DEPTH = re.compile(
+    r"(?:(?:chapter|kapitel|part|teil)\s+(?:\d{1,3}|[IVXLC]+)\b|(?:appendix|anhang)\s+[A-Z]\b"
+    r"|(?P<digits>\d{1,3}(?:\.\d{1,3})*)\.?(?=\s)|(?P<letter>[A-Z](?:\.\d{1,3})+)\.?(?=\s))",
+    re.I,
+)
+"""Heading numbering that states a depth: "Chapter 2", "Appendix B", "3.1.2", "A.1"."""
+_WORD = re.compile(r"[^\W\d_]{2,}")
+_LABEL = re.compile(
+    r"(?:definition|bemerkung|beispiel|satz|lemma|theorem|proposition|corollary|korollar"
+    r"|proof|beweis|example|remark|note|hinweis|folgerung|aufgabe|exercise|claim)\b",
+    re.I,
+)
+"""Run-in labels of theorem-like paragraphs ("Definition 3", "Remark"): bold at body
+size, but they head a paragraph, not a section."""
+
+
+@dataclass(frozen=True, slots=True)
+class Headings:
+    """Which rows are headings, at which level, and where the levels came from."""
+
+    levels: Mapping[LineKey, int] = field(default_factory=dict)
+    """The first row of each heading → its level (1–6)."""
+    continued: frozenset[LineKey] = frozenset()
+    """Rows that continue the heading on the row before them."""
+    source: str = "none"
+    """``"outline"``, ``"layout"`` or ``"none"``."""
+    unmatched: int = 0
+    """Outline entries not found on their page (when the outline was used)."""
+
+
+def title_key(text: str) -> str:
+    """A title reduced to lowercase letters and digits, for matching."""
+    return _NOT_WORD.sub("", text.casefold())
+
+
+def _keys(text: str) -> set[str]:
+    """The title with and without its leading section number."""
+    keys = {title_key(text)}
+    stripped = _NUMBERING.match(text)
+    if stripped is not None and stripped.end() < len(text):
+        keys.add(title_key(text[stripped.end() :]))
+    keys.discard("")
+    return keys
+
+
+def detect_headings(
+    pages: PageLines,
+    outline: Sequence[OutlineEntry],
+    body_size: float,
+    *,
+    use_outline: bool = True,
+) -> Headings:
+    """The headings of ``pages``: outline-matched when possible, else font-based."""
+    if use_outline and outline:
+        matched = _from_outline(pages, outline, body_size)
+        if len(matched.levels) * 2 >= len(outline):
+            return matched
+    return _from_layout(pages, body_size)
+
+
+def _from_outline(pages: PageLines, outline: Sequence[OutlineEntry], body: float) -> Headings:
+    levels: dict[LineKey, int] = {}
+    continued: set[LineKey] = set()
+    unmatched = 0
+    for entry in outline:
+        found = _find(pages, entry, body, levels, continued)
+        if found is None:
+            unmatched += 1
+            continue
+        first, rows = found
+        levels[first] = min(entry.level, 6)
+        continued.update((first[0], first[1], first[2] + step) for step in range(1, rows))
+    return Headings(levels, frozenset(continued), "outline", unmatched)
+
+
+def _find(
+    pages: PageLines,
+    entry: OutlineEntry,
+    body: float,
+    taken: Mapping[LineKey, int],
+    continued: set[LineKey],
+) -> tuple[LineKey, int] | None:
+    """The first free row (and how many rows) on the entry's page spelling its title."""
+    targets = _keys(entry.title)
+    if not targets:
+        return None
+    # A destination may sit at the foot of the page before its heading.
+    for index, prominent_only in (
+        (entry.page - 1, True),
+        (entry.page - 1, False),
+        (entry.page, True),
+    ):
+        if index >= len(pages):
+            continue
+        for region_index, lines in enumerate(pages[index]):
+            for row, line in enumerate(lines):
+                key = (index, region_index, row)
+                if key in taken or key in continued:
+                    continue
+                if prominent_only and not (line.bold or line.size >= body * SIZE_RATIO):
+                    continue
+                text = ""
+                for count in range(1, _MAX_LINES + 1):
+                    if row + count > len(lines):
+                        break
+                    text = f"{text} {lines[row + count - 1].text}".strip()
+                    if _keys(text) & targets:
+                        return key, count
+    return None
+
+
+def _from_layout(pages: PageLines, body: float) -> Headings:
+    groups: list[tuple[LineKey, int, tuple[float, bool]]] = []
+    style_chars: Counter[tuple[float, bool]] = Counter()
+    total = 0
+    for page_index, regions in enumerate(pages):
+        for region_index, lines in enumerate(regions):
+            total += sum(len(line.text) for line in lines)
+            for row, count, style, accepted in _region_groups(lines, body):
+                style_chars[style] += sum(len(line.text) for line in lines[row : row + count])
+                if accepted:
+                    groups.append(((page_index, region_index, row), count, style))
+    allowed = {style for style, chars in style_chars.items() if chars <= _MAX_STYLE_SHARE * total}
+    if len(pages) >= 3:
+        allowed -= _one_page_styles(groups)
+    kept = [(key, count, style) for key, count, style in groups if style in allowed]
+    depths = {key: _depth(pages[key[0]][key[1]][key[2]].text) for key, _count, _style in kept}
+    style_level = _style_levels([(style, depths[key]) for key, _count, style in kept])
+    levels: dict[LineKey, int] = {}
+    continued: set[LineKey] = set()
+    for key, count, style in kept:
+        levels[key] = min(depths[key] or style_level[style], 6)
+        continued.update((key[0], key[1], key[2] + step) for step in range(1, count))
+    return Headings(levels, frozenset(continued), "layout" if levels else "none")
+
+
+def _one_page_styles(
+    groups: list[tuple[LineKey, int, tuple[float, bool]]],
+) -> set[tuple[float, bool]]:
+    """Styles that letter one page only: not heading styles of a document of 3+ pages.
+
+    A style seen only on the first page is the title page's (authors, affiliations,
+    dates); only its largest, the document title, stays. A style used four times or
+    more on one other page and nowhere else letters a figure or a form.
+    """
+    pages: dict[tuple[float, bool], set[int]] = {}
+    counts: Counter[tuple[float, bool]] = Counter()
+    for key, _count, style in groups:
+        pages.setdefault(style, set()).add(key[0])
+        counts[style] += 1
+    front = {style for style, seen in pages.items() if seen == {0}}
+    front.discard(max(front, default=(0.0, False)))
+    lettering = {
+        style
+        for style, seen in pages.items()
+        if len(seen) == 1 and 0 not in seen and counts[style] >= 4
+    }
+    return front | lettering
+
+
+Group = tuple[int, int, tuple[float, bool], bool]
+"""(first row, rows, style, accepted as a heading) of consecutive candidate rows."""
+
+
+def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
+    """Candidate rows of one region grouped: up to three close rows of one style.
+
+    Rejected (but still counted for the style's share): too long, a bold phrase that
+    runs on into a lowercase line, and bold body-size rows stacked one after another
+    (a bold figure or table body, not headings)."""
+    groups: list[Group] = []
+    row = 0
+    while row < len(lines):
+        style = _candidate_style(lines[row], body)
+        if style is None:
+            row += 1
+            continue
+        count = 1
+        while (
+            row + count < len(lines)
+            and _candidate_style(lines[row + count], body) == style
+            and _close(lines[row + count - 1], lines[row + count])
+            and not _NUMBERING.match(lines[row + count].text)
+        ):
+            count += 1
+        chars = sum(len(line.text) for line in lines[row : row + count])
+        following = lines[row + count] if row + count < len(lines) else None
+        runs_on = (
+            following is not None
+            and style[0] < body * SIZE_RATIO
+            and not following.mono
+            and following.text[:1].islower()
+            and _close(lines[row + count - 1], following)
+        )
+        groups.append(
+            (row, count, style, count <= _MAX_LINES and chars <= _MAX_CHARS and not runs_on)
+        )
+        row += count
+    stacked: set[int] = set()
+    for index in range(len(groups) - 1):
+        (row, count, style, _ok), (after, _count, other, _ok2) = groups[index : index + 2]
+        if row + count == after and style == other and style[0] < body * SIZE_RATIO:
+            stacked.update((index, index + 1))
+    return [
+        (row, count, style, ok and index not in stacked)
+        for index, (row, count, style, ok) in enumerate(groups)
+    ]
+
+
+def _depth(text: str) -> int:
+    """The depth a heading's own numbering states ("3.1.2 Quoting" → 3), 0 if none."""
+    match = _DEPTH.match(text)
+    if match is None:
+        return 0
+    dotted = match.group("digits") or match.group("letter")
+    return 1 if dotted is None else dotted.count(".") + 1
+
+
+def _style_levels(headings: list[tuple[tuple[float, bool], int]]) -> dict[tuple[float, bool], int]:
+    """A level per style: the depth its numbered headings mostly state; a style without
+    numbered headings goes one below the nearest larger numbered style (or at the top).
+
+    Without any numbering, levels are simply the rank of the style (larger first, bold
+    before regular at one size)."""
+    stated: dict[tuple[float, bool], Counter[int]] = {}
+    for style, depth in headings:
+        counter = stated.setdefault(style, Counter())
+        if depth:
+            counter[depth] += 1
+    ranked = sorted(stated, reverse=True)
+    if not any(stated.values()):
+        return {style: min(index + 1, 6) for index, style in enumerate(ranked)}
+    levels: dict[tuple[float, bool], int] = {}
+    above = 0
+    for style in ranked:
+        if stated[style]:
+            levels[style] = stated[style].most_common(1)[0][0]
+            above = levels[style]
+        else:
+            levels[style] = min(above + 1, 6)
+    return levels
+
+
+def _candidate_style(line: Line, body: float) -> tuple[float, bool] | None:
+    """(size, bold) when ``line`` looks like a heading row by itself, else None."""
+    if line.mono or line.hyphenated or body <= 0 or is_leader_row(line):
+        return None
+    text = line.text
+    if len(line.cells) > 1 and not _NUMBERING.fullmatch(line.cells[0] + " "):
+        return None
+    letters = sum(char.isalpha() for char in text)
+    if letters < 0.3 * len(text) or len(text.split()) > _MAX_WORDS or not _WORD.search(text):
+        return None
+    if _CAPTION.match(text) or text.endswith((",", ";")):
+        return None
+    if line.size >= body * SIZE_RATIO:
+        return round(line.size * 2) / 2, line.bold
+    if not line.bold or line.size < body * 0.95 or text.endswith((".", ":")):
+        return None
+    first = next((char for char in text if char.isalpha()), "")
+    number = _NUMBERING.match(text)
+    if first.islower() or _LABEL.match(text[number.end() :] if number else text):
+        return None
+    return round(line.size * 2) / 2, True
+
+
+def _close(above: Line, below: Line) -> bool:
+    """Two rows of one heading: the second right under the first."""
+    return 0 < below.baseline - above.baseline <= 1.7 * max(above.size, below.size)

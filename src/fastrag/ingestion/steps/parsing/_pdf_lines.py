@@ -1,0 +1,83 @@
+"""Rows of text: the spans of one printed row of one region joined into a ``Line``.
+
+Spans arrive in reading order (``_pdf_columns``); a row is a run of consecutive spans
+whose baselines agree and that move rightwards. Several spans on a row are kept as the
+row's ``cells`` (a term and its definition, the cells of a table row), and the row's
+font facts are those of its longest span, boldness and monospacing of all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from fastrag.ingestion.steps.parsing._pdf_layout import Line, Span
+
+__all__ = ["LEADER", "is_leader_row", "region_lines"]
+
+_SPACED_DOTS: Final = re.compile(r"\s*\.?(?:\.\s){4,}\.?\s*")
+_DOTS: Final = re.compile(r"\s*(?:\.\s?){5,}\s*")
+LEADER: Final = " … "
+"""What a dot leader (``Title . . . . . 12`` in a table of contents) is shortened to."""
+_LEADER_ROW: Final = re.compile(r" … [^…]{0,20}$")
+
+
+def is_leader_row(line: Line) -> bool:
+    """A table-of-contents or index row: a dot leader then a short page reference."""
+    return _LEADER_ROW.search(line.text) is not None
+
+
+def region_lines(spans: Sequence[Span]) -> list[Line]:
+    """The rows of one region, in order."""
+    lines: list[Line] = []
+    row: list[Span] = []
+    for span in spans:
+        if row and _same_row(row[-1], span):
+            row.append(span)
+            continue
+        if row:
+            lines.append(_line(row))
+        row = [span]
+    if row:
+        lines.append(_line(row))
+    return lines
+
+
+def _same_row(previous: Span, span: Span) -> bool:
+    em = max(previous.size, span.size, 1.0)
+    return (
+        abs(previous.baseline - span.baseline) <= 0.35 * em
+        and span.box.x0 >= previous.box.x1 - 0.6 * em
+        and not previous.hyphenated
+    )
+
+
+def _line(row: list[Span]) -> Line:
+    box = row[0].box
+    for span in row[1:]:
+        box = box.union(span.box)
+    main = max(row, key=lambda s: len(s.text))
+    mono = all(span.mono for span in row)
+    cells = tuple(_shorten(span.text, mono) for span in row)
+    return Line(
+        " ".join(cells),
+        box,
+        main.size,
+        all(span.bold for span in row),
+        mono,
+        row[-1].hyphenated,
+        cells,
+        tuple(span.box for span in row),
+        main.baseline,
+    )
+
+
+def _shorten(text: str, mono: bool) -> str:
+    """``text`` with its dot leaders shortened to one ellipsis."""
+    if ". ." not in text and (mono or "....." not in text):
+        return text
+    short = _SPACED_DOTS.sub(LEADER, text)
+    if not mono:
+        short = _DOTS.sub(LEADER, short)
+    return short.strip() or text

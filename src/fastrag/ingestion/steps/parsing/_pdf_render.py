@@ -1,0 +1,207 @@
+"""Markdown rendering of a ``DocumentLayout``, with the page maps of ``fastrag.ingestion.pages``.
+
+One rule per block kind: ``#``…``######`` headings, paragraphs as one line each (a
+paragraph continued across a column or page break joins the one before it, with a
+space or, after a soft hyphen, none), ``-`` or
+numbered list items (flat), fenced code keeping its indentation, GFM pipe tables. Blocks
+are separated by a blank line.
+
+PDF text is not Markdown, so what Markdown would read as syntax is escaped — and only
+that, since the escapes stay visible in chunk text: a block-level marker at the start
+of a paragraph or list item (``#``, ``>``, ``-``, ``+``, ``*``, ``1.``, ``~~~``, a thematic
+break, a ``[label]:`` definition), and inline ``\\``, backticks, ``*``, ``_`` at word
+edges, ``<`` before a tag-like character, ``&`` before an entity-like name, ``](``; in
+table cells also ``|``.
+
+While writing, every rendered row records ``[start, end, page, x0, y0, x1, y1]``, and
+each page its ``[start, end, page]`` range: a page starts where the previous page's
+last row ends, so markup between two pages belongs to the page after it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from fastrag.ingestion.steps.parsing._pdf_layout import (
+    Block,
+    BlockKind,
+    DocumentLayout,
+    Line,
+    line_separator,
+)
+
+__all__ = ["Rendered", "escape_inline", "escape_start", "render_markdown"]
+
+_INLINE: Final = re.compile(
+    r"\\(?=[!-/:-@\[-`{-~])|`|\*|(?<![^\W_])_|_(?![^\W_])|<(?=[A-Za-z/!?])"
+    r"|&(?=#?\w+;)|\](?=\()"
+)
+_CELL: Final = re.compile(r"\|")
+_START: Final = re.compile(
+    r"#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|\d{1,9}(?=[.)](?:[ \t]|$))"
+    r"|[-*_](?=(?:[ \t]*[-*_]){2,}[ \t]*$)|~~~|\[(?=[^\]]*\]:)"
+)
+_TRAILING_HASHES: Final = re.compile(r"(?<=\s)(#+)\s*$|^(#+)\s*$")
+_ORDERED: Final = re.compile(r"\d{1,9}[.)]")
+_NUMERIC: Final = re.compile(r"[\d\s.,%$€£+\-–()/]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """The Markdown content and its page maps (JSON-native lists)."""
+
+    content: str
+    pages: list[list[int]]
+    layout: list[list[float]]
+
+
+def escape_inline(text: str) -> str:
+    """Backslash-escape the inline characters Markdown would read as syntax."""
+    return _INLINE.sub(lambda match: "\\" + match.group(0), text)
+
+
+def escape_start(text: str) -> str:
+    """Escape a block-level marker at the start of an (already inline-escaped) block."""
+    match = _START.match(text)
+    if match is None:
+        return text
+    if match.group(0)[:1].isdigit():
+        cut = match.end()
+        return f"{text[:cut]}\\{text[cut:]}"
+    return "\\" + text
+
+
+@dataclass(slots=True)
+class _Writer:
+    parts: list[str] = field(default_factory=list)
+    offset: int = 0
+    layout: list[list[float]] = field(default_factory=list)
+    pages: list[list[int]] = field(default_factory=list)
+    page: int = 0
+    text_end: int = 0
+    """Where the last row's text ended: the next page starts there."""
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        self.offset += len(text)
+
+    def row(self, text: str, line: Line, page: int) -> None:
+        start = self.offset
+        self.write(text)
+        if text:
+            box = line.box
+            self.layout.append([start, self.offset, page, box.x0, box.y0, box.x1, box.y1])
+            self.text_end = self.offset
+
+    def enter(self, page: int) -> None:
+        """Start writing ``page``'s blocks: the previous page ends at its last text."""
+        if page == self.page:
+            return
+        if self.pages:
+            self.pages[-1][1] = self.text_end
+            start = self.text_end
+        else:
+            start = 0
+        self.pages.append([start, start, page])
+        self.page = page
+
+
+def render_markdown(layout: DocumentLayout) -> Rendered:
+    """Render every block of ``layout`` in order; maps cover the content exactly."""
+    writer = _Writer()
+    previous: Block | None = None
+    for page in layout.pages:
+        for block in page.blocks:
+            writer.enter(block.page)
+            if previous is not None:
+                joint = line_separator(previous.lines[-1]) if block.continues else "\n\n"
+                writer.write(joint)
+            previous = block
+            _RULES[block.kind](writer, block)
+    if writer.parts:
+        writer.write("\n")
+        writer.pages[-1][1] = writer.offset
+    return Rendered("".join(writer.parts), writer.pages, writer.layout)
+
+
+def _rows(writer: _Writer, block: Block, lines: tuple[Line, ...], first_text: str) -> None:
+    """Write ``lines`` as running text; the first line's text is given (already prefixed)."""
+    for index, line in enumerate(lines):
+        text = first_text if index == 0 else escape_inline(line.text)
+        writer.row(text, line, block.page)
+        if index + 1 < len(lines):
+            writer.write(line_separator(line))
+
+
+def _heading(writer: _Writer, block: Block) -> None:
+    writer.write("#" * max(1, min(block.level, 6)) + " ")
+    lines = block.lines
+    last = len(lines) - 1
+    for index, line in enumerate(lines):
+        text = escape_inline(line.text)
+        if index == last:
+            text = _TRAILING_HASHES.sub(lambda m: "\\" + m.group(0), text)
+        writer.row(text, line, block.page)
+        if index < last:
+            writer.write(line_separator(line))
+
+
+def _paragraph(writer: _Writer, block: Block) -> None:
+    first = escape_inline(block.lines[0].text)
+    _rows(writer, block, block.lines, first if block.continues else escape_start(first))
+
+
+def _list_item(writer: _Writer, block: Block) -> None:
+    marker = block.marker
+    first = block.lines[0]
+    rest = first.text[len(marker) :].lstrip() if first.text.startswith(marker) else first.text
+    if _ORDERED.fullmatch(marker):
+        writer.write(marker + " ")
+    elif any(char.isalnum() for char in marker):
+        writer.write("- " + escape_inline(marker) + " ")
+    else:
+        writer.write("- ")
+    _rows(writer, block, block.lines, escape_start(escape_inline(rest)))
+
+
+def _code(writer: _Writer, block: Block) -> None:
+    lines = block.lines
+    longest = max((len(run) for line in lines for run in re.findall(r"`+", line.text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    left = min(line.box.x0 for line in lines)
+    widths = [line.box.width / len(line.text) for line in lines if len(line.text) >= 4]
+    char = sorted(widths)[len(widths) // 2] if widths else 0.6 * max(lines[0].size, 1.0)
+    writer.write(fence + "\n")
+    for line in lines:
+        indent = round((line.box.x0 - left) / char) if char > 0 else 0
+        writer.write(" " * min(indent, 40))
+        writer.row(line.text, line, block.page)
+        writer.write("\n")
+    writer.write(fence)
+
+
+def _table(writer: _Writer, block: Block) -> None:
+    rows = block.rows
+    columns = max(len(row) for row in rows)
+    header_is_data = any(_NUMERIC.fullmatch(cell) for cell in rows[0] if cell)
+    if header_is_data:
+        writer.write("|" + " |" * columns + "\n|" + " --- |" * columns + "\n")
+    for index, (row, line) in enumerate(zip(rows, block.lines, strict=True)):
+        cells = [_CELL.sub(r"\\|", escape_inline(cell)) for cell in row]
+        cells += [""] * (columns - len(cells))
+        writer.row("| " + " | ".join(cells) + " |", line, block.page)
+        if index == 0 and not header_is_data:
+            writer.write("\n|" + " --- |" * columns)
+        if index + 1 < len(rows):
+            writer.write("\n")
+
+
+_RULES: Final = {
+    BlockKind.HEADING: _heading,
+    BlockKind.PARAGRAPH: _paragraph,
+    BlockKind.LIST_ITEM: _list_item,
+    BlockKind.CODE: _code,
+    BlockKind.TABLE: _table,
+}

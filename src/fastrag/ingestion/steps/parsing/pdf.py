@@ -1,0 +1,166 @@
+"""``PdfParser``: PDF files as Markdown with their page structure, through pypdfium2.
+
+The content is a Markdown rendering (``content_format = "markdown"``) so the
+structure-aware engine packs it like any Markdown: headings (from the outline when the
+PDF has one, else from fonts), paragraphs in reading order (columns read one after the
+other), list items, simple tables and monospaced code. Running headers, footers and page
+numbers are left out and counted. ``metadata["pages"]`` and ``metadata["layout"]`` map
+content offsets back to pages and boxes (see ``fastrag.ingestion.pages``).
+
+The stages live in private modules: ``_pdf_extract`` (pdfium), ``_pdf_furniture``,
+``_pdf_columns``, ``_pdf_lines``, ``_pdf_headings``, ``_pdf_blocks`` (analysis, joined by
+``_pdf_analyze`` into the ``_pdf_layout`` model) and ``_pdf_render`` (Markdown).
+
+Failures are ``ParsingError`` subclasses naming the file, never crashes: a PDF without
+any text raises ``NeedsOcrError`` (ingestion quarantines it), an encrypted one without
+(or with a wrong) password ``EncryptedDocumentError``, a damaged one ``ParsingError``
+with pdfium's reason, and so do the page and character caps. The password is a secret:
+it is kept out of ``config()``, messages, metadata and logs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final, Literal
+
+from fastrag.exceptions import ConfigurationError, NeedsOcrError, ParsingError
+from fastrag.ingestion.pages import LAYOUT_KEY, PAGES_KEY
+from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES
+from fastrag.ingestion.steps.parsing._pdf_analyze import analyze
+from fastrag.ingestion.steps.parsing._pdf_extract import extract
+from fastrag.ingestion.steps.parsing._pdf_layout import DocumentLayout
+from fastrag.ingestion.steps.parsing._pdf_render import render_markdown
+from fastrag.ingestion.steps.parsing.base import Parsed, Parser
+from fastrag.models import ContentFormat, Document
+from fastrag.pipeline import CacheSetting, Policy
+
+__all__ = ["PdfParser"]
+
+OutputFormat = Literal["markdown"]
+_OUTPUT_FORMATS: Final = ("markdown",)
+
+
+class PdfParser(Parser):
+    """Parse PDFs with pypdfium2 (``fastrag-ai[pdf]``) into Markdown with page maps.
+
+    * ``password``: opens encrypted PDFs (user or owner password); never recorded.
+    * ``max_pages`` (2000): a longer PDF is refused before any page is read.
+    * ``max_characters`` (20,000,000): extraction stops with an error beyond this much text.
+    * ``output_format``: ``"markdown"`` (a Docling document comes later).
+    * ``use_outline`` (True): take headings from the PDF outline when it matches the
+      text; False always detects them from fonts.
+    """
+
+    content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
+    version: ClassVar[int] = 1
+
+    def __init__(
+        self,
+        *,
+        password: str | None = None,
+        max_pages: int = 2000,
+        max_characters: int = 20_000_000,
+        output_format: OutputFormat = "markdown",
+        use_outline: bool = True,
+        max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        cache: CacheSetting = None,
+        policy: Policy | None = None,
+    ) -> None:
+        if password is not None and not isinstance(password, str):
+            raise ConfigurationError(
+                f"PdfParser 'password' must be a str or None (got {type(password).__name__})"
+            )
+        for option, value in (("max_pages", max_pages), ("max_characters", max_characters)):
+            if type(value) is not int or value < 1:
+                raise ConfigurationError(
+                    f"PdfParser {option!r} must be an int >= 1 (got {value!r:.40})"
+                )
+        if output_format not in _OUTPUT_FORMATS:
+            raise ConfigurationError(
+                f"PdfParser 'output_format' must be one of {_OUTPUT_FORMATS} "
+                f"(got {output_format!r:.40})"
+            )
+        if not isinstance(use_outline, bool):
+            raise ConfigurationError(
+                f"PdfParser 'use_outline' must be a bool (got {use_outline!r:.40})"
+            )
+        self._password = password
+        self.max_pages = max_pages
+        self.max_characters = max_characters
+        self.output_format: OutputFormat = output_format
+        self.use_outline = use_outline
+        super().__init__(max_bytes=max_bytes, cache=cache, policy=policy)
+
+    def config(self) -> dict[str, Any]:
+        """Version and every option that changes the output (never the password)."""
+        return {
+            **super().config(),
+            "max_pages": self.max_pages,
+            "max_characters": self.max_characters,
+            "output_format": self.output_format,
+            "use_outline": self.use_outline,
+        }
+
+    def parse(self, data: bytes, source: Document) -> Parsed:
+        """Extract, analyse and render ``data``; see the module docstring for failures."""
+        name = source.source_id
+        if not data:
+            raise ParsingError(f"{name}: is empty (0 bytes), not a PDF; fix or exclude it")
+        extraction = extract(
+            data,
+            name=name,
+            password=self._password,
+            max_pages=self.max_pages,
+            max_characters=self.max_characters,
+        )
+        layout = analyze(extraction, use_outline=self.use_outline)
+        count = len(layout.pages)
+        image_only = [page.number for page in layout.pages if page.image_only]
+        without_text = [page.number for page in layout.pages if not page.blocks]
+        if count and len(without_text) == count:
+            raise NeedsOcrError(
+                f"{name}: no extractable text — needs OCR ({len(image_only)} image-only "
+                f"page(s) of {count}); run OCR on it (e.g. ocrmypdf) and ingest the result, "
+                "or exclude it"
+            )
+        rendered = render_markdown(layout)
+        diagnostics = [
+            *_ocr_notes(image_only),
+            *(
+                f"page {number}: pdfium could not load it; left out"
+                for number in extraction.unreadable_pages
+            ),
+            *_notes(layout),
+        ]
+        metadata: dict[str, Any] = {
+            PAGES_KEY: rendered.pages,
+            LAYOUT_KEY: rendered.layout,
+            "page_count": count,
+            "heading_source": layout.heading_source,
+            "pages_without_text": without_text,
+            "removed_furniture": layout.removed_furniture,
+        }
+        return Parsed(rendered.content, self.content_format, tuple(diagnostics), metadata)
+
+
+def _ocr_notes(pages: list[int]) -> list[str]:
+    """One note per run of consecutive image-only pages."""
+    notes: list[str] = []
+    start = 0
+    while start < len(pages):
+        end = start
+        while end + 1 < len(pages) and pages[end + 1] == pages[end] + 1:
+            end += 1
+        where = f"page {pages[start]}" if start == end else f"pages {pages[start]}–{pages[end]}"
+        notes.append(f"ocr: {where} image-only, no extractable text — needs OCR")
+        start = end + 1
+    return notes
+
+
+def _notes(layout: DocumentLayout) -> list[str]:
+    notes = list(layout.notes)
+    if layout.removed_furniture:
+        notes.append(
+            f"furniture: {layout.removed_furniture} running header/footer and page-number "
+            "lines removed"
+        )
+    return notes
