@@ -110,7 +110,8 @@ def test_character_cap() -> None:
     [
         ({"max_pages": 0}, "'max_pages' must be an int >= 1"),
         ({"max_characters": 2.5}, "'max_characters' must be an int >= 1"),
-        ({"output_format": "docling"}, "'output_format' must be one of ('markdown',)"),
+        ({"output_format": "html"}, "'output_format' must be one of ('markdown', 'docling')"),
+        ({"backend": "pdfminer"}, "'backend' must be one of ('pypdfium2', 'pymupdf')"),
         ({"password": b"secret"}, "'password' must be a str or None (got bytes)"),
         ({"use_outline": "yes"}, "'use_outline' must be a bool"),
     ],
@@ -129,6 +130,7 @@ def test_config_names_the_caps() -> None:
         "max_characters": 99,
         "output_format": "markdown",
         "use_outline": True,
+        "backend": "pypdfium2",
     }
 
 

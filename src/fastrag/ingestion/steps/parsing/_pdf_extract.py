@@ -30,7 +30,15 @@ from fastrag.exceptions import EncryptedDocumentError, ParsingError
 from fastrag.ingestion.steps.parsing._pdf_layout import Box, PageText, Span
 from fastrag.ingestion.steps.parsing._pdf_outline import OutlineEntry, read_outline
 
-__all__ = ["Extraction", "extract"]
+__all__ = [
+    "BOLD_NAME",
+    "CLEAN_TEXT",
+    "MONO_NAME",
+    "PDFIUM_LOCK",
+    "SOFT_HYPHENS",
+    "Extraction",
+    "extract",
+]
 
 PDFIUM_LOCK: Final = threading.Lock()
 """Serializes every pdfium call in the process (pdfium keeps global state)."""
@@ -46,13 +54,13 @@ _ERRORS: Final = {
     5: "unsupported security scheme",
     6: "page not found or content error",
 }
-_BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$", re.I)
-_MONO_NAME = re.compile(
+BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$", re.I)
+MONO_NAME = re.compile(
     r"mono|courier|typewriter|^cmtt|^sftt|^lmtt|consol|inconsolata|code|^tt\d|menlo", re.I
 )
 # Control characters pdfium may leave in text (U+0002 soft hyphens, U+0003, NUL, lone CR
 # of a drawn glyph) are dropped; tabs and form feeds become spaces; ligatures expand.
-_CLEAN = str.maketrans(
+CLEAN_TEXT = str.maketrans(
     {
         **{code: None for code in range(32) if code not in (9, 12)},
         9: " ",
@@ -70,7 +78,7 @@ _CLEAN = str.maketrans(
         0xFB06: "st",
     }
 )
-_SOFT_HYPHENS: Final = ("\ufffe", "\xad", "\x02")
+SOFT_HYPHENS: Final = ("\ufffe", "\xad", "\x02")
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,8 +260,8 @@ class _PageReader:
         for number, group in enumerate(groups):
             piece = text[cuts[number] : cuts[number + 1]]
             box = _placed([rects[index] for index in group], left, top, width, height)
-            hyphenated = piece.rstrip(" ").endswith(_SOFT_HYPHENS)
-            clean = piece.translate(_CLEAN).strip()
+            hyphenated = piece.rstrip(" ").endswith(SOFT_HYPHENS)
+            clean = piece.translate(CLEAN_TEXT).strip()
             if not clean:
                 continue
             size, bold, mono, baseline = self._font(
@@ -315,9 +323,9 @@ class _PageReader:
             flags = self.flags.value
             weight = int(raw.FPDFText_GetFontWeight(textpage, char))
             bold = bold and (
-                weight >= 600 or bool(flags & _FORCE_BOLD) or bool(_BOLD_NAME.search(name))
+                weight >= 600 or bool(flags & _FORCE_BOLD) or bool(BOLD_NAME.search(name))
             )
-            mono = mono and (bool(flags & _FIXED_PITCH) or bool(_MONO_NAME.search(name)))
+            mono = mono and (bool(flags & _FIXED_PITCH) or bool(MONO_NAME.search(name)))
             if raw.FPDFText_GetCharOrigin(textpage, char, self.left, self.bottom):
                 baselines.append(self.bottom.value)
         if not sizes:

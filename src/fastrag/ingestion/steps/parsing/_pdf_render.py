@@ -32,7 +32,14 @@ from fastrag.ingestion.steps.parsing._pdf_layout import (
     line_separator,
 )
 
-__all__ = ["Rendered", "escape_inline", "escape_start", "render_markdown"]
+__all__ = [
+    "Rendered",
+    "code_indents",
+    "escape_inline",
+    "escape_start",
+    "header_is_data",
+    "render_markdown",
+]
 
 _INLINE: Final = re.compile(
     r"\\(?=[!-/:-@\[-`{-~])|`|\*|(?<![^\W_])_|_(?![^\W_])|<(?=[A-Za-z/!?])"
@@ -166,17 +173,28 @@ def _list_item(writer: _Writer, block: Block) -> None:
     _rows(writer, block, block.lines, escape_start(escape_inline(rest)))
 
 
+def code_indents(block: Block) -> list[int]:
+    """Each code row's indentation in spaces: its offset from the block's leftmost row in
+    the median character width (monospaced rows), at most 40."""
+    lines = block.lines
+    left = min(line.box.x0 for line in lines)
+    widths = [line.box.width / len(line.text) for line in lines if len(line.text) >= 4]
+    char = sorted(widths)[len(widths) // 2] if widths else 0.6 * max(lines[0].size, 1.0)
+    return [min(round((line.box.x0 - left) / char) if char > 0 else 0, 40) for line in lines]
+
+
+def header_is_data(rows: tuple[tuple[str, ...], ...]) -> bool:
+    """The table's first row holds figures, so it is data, not a header row."""
+    return any(_NUMERIC.fullmatch(cell) for cell in rows[0] if cell)
+
+
 def _code(writer: _Writer, block: Block) -> None:
     lines = block.lines
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line.text)), default=0)
     fence = "`" * max(3, longest + 1)
-    left = min(line.box.x0 for line in lines)
-    widths = [line.box.width / len(line.text) for line in lines if len(line.text) >= 4]
-    char = sorted(widths)[len(widths) // 2] if widths else 0.6 * max(lines[0].size, 1.0)
     writer.write(fence + "\n")
-    for line in lines:
-        indent = round((line.box.x0 - left) / char) if char > 0 else 0
-        writer.write(" " * min(indent, 40))
+    for line, indent in zip(lines, code_indents(block), strict=True):
+        writer.write(" " * indent)
         writer.row(line.text, line, block.page)
         writer.write("\n")
     writer.write(fence)
@@ -185,14 +203,14 @@ def _code(writer: _Writer, block: Block) -> None:
 def _table(writer: _Writer, block: Block) -> None:
     rows = block.rows
     columns = max(len(row) for row in rows)
-    header_is_data = any(_NUMERIC.fullmatch(cell) for cell in rows[0] if cell)
-    if header_is_data:
+    no_header = header_is_data(rows)
+    if no_header:
         writer.write("|" + " |" * columns + "\n|" + " --- |" * columns + "\n")
     for index, (row, line) in enumerate(zip(rows, block.lines, strict=True)):
         cells = [_CELL.sub(r"\\|", escape_inline(cell)) for cell in row]
         cells += [""] * (columns - len(cells))
         writer.row("| " + " | ".join(cells) + " |", line, block.page)
-        if index == 0 and not header_is_data:
+        if index == 0 and not no_header:
             writer.write("\n|" + " --- |" * columns)
         if index + 1 < len(rows):
             writer.write("\n")

@@ -18,7 +18,6 @@ the origin names the file by its relative path (see ``_docling_convert``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, Literal, get_args
@@ -30,6 +29,7 @@ from fastrag.ingestion.steps.parsing._docling_convert import (
     DOCLING_SOURCE_TYPES,
     DoclingConversion,
 )
+from fastrag.ingestion.steps.parsing._docling_json import serialize
 from fastrag.ingestion.steps.parsing.base import Parsed, Parser
 from fastrag.models import ContentFormat, Document
 from fastrag.pipeline import CacheSetting, Policy
@@ -111,9 +111,7 @@ class DoclingParser(Parser):
         converted = self._conversion.convert(data, name, source_type)
         document = converted.document
         if self.output_format == "docling":
-            content = json.dumps(
-                document.export_to_dict(), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-            )
+            content = serialize(document)
         else:
             content = document.export_to_markdown()
         return Parsed(content, _FORMATS[self.output_format], converted.diagnostics)

@@ -1,15 +1,26 @@
-"""``PdfParser``: PDF files as Markdown with their page structure, through pypdfium2.
+"""``PdfParser``: PDF files as Markdown (or a ``DoclingDocument``) with their page structure.
 
-The content is a Markdown rendering (``content_format = "markdown"``) so the
+The default content is a Markdown rendering (``content_format = "markdown"``) so the
 structure-aware engine packs it like any Markdown: headings (from the outline when the
 PDF has one, else from fonts), paragraphs in reading order (columns read one after the
 other), list items, simple tables and monospaced code. Running headers, footers and page
 numbers are left out and counted. ``metadata["pages"]`` and ``metadata["layout"]`` map
 content offsets back to pages and boxes (see ``fastrag.ingestion.pages``).
 
-The stages live in private modules: ``_pdf_extract`` (pdfium), ``_pdf_furniture``,
-``_pdf_columns``, ``_pdf_lines``, ``_pdf_headings``, ``_pdf_blocks`` (analysis, joined by
-``_pdf_analyze`` into the ``_pdf_layout`` model) and ``_pdf_render`` (Markdown).
+``output_format="docling"`` builds a ``DoclingDocument`` from the same analysis instead
+(``_pdf_docling``; ``fastrag-ai[docling]``, offline, no model) and puts it, serialized as
+``DoclingParser`` does, in the content (``content_format = "docling"``) for
+``DoclingChunker``; its items carry their pages and boxes, so no offset maps are kept.
+
+Text comes from pypdfium2 (``fastrag-ai[pdf]``, Apache-2.0/BSD) by default. The optional
+``backend="pymupdf"`` reads it with PyMuPDF instead (``fastrag-ai[pymupdf]``) — PyMuPDF is
+licensed **AGPL-3.0** (or commercially by Artifex), so it is never required and never the
+default; whoever enables it accepts that licence for their deployment.
+
+The stages live in private modules: ``_pdf_extract`` (pdfium) or ``_pdf_pymupdf``,
+``_pdf_furniture``, ``_pdf_columns``, ``_pdf_lines``, ``_pdf_headings``, ``_pdf_blocks``
+(analysis, joined by ``_pdf_analyze`` into the ``_pdf_layout`` model), then
+``_pdf_render`` (Markdown) or ``_pdf_docling``.
 
 Failures are ``ParsingError`` subclasses naming the file, never crashes: a PDF without
 any text raises ``NeedsOcrError`` (ingestion quarantines it), an encrypted one without
@@ -22,21 +33,26 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final, Literal
 
+from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError, NeedsOcrError, ParsingError
 from fastrag.ingestion.pages import LAYOUT_KEY, PAGES_KEY
 from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES
 from fastrag.ingestion.steps.parsing._pdf_analyze import analyze
-from fastrag.ingestion.steps.parsing._pdf_extract import extract
+from fastrag.ingestion.steps.parsing._pdf_docling import build_docling, serialize
+from fastrag.ingestion.steps.parsing._pdf_extract import Extraction, extract
 from fastrag.ingestion.steps.parsing._pdf_layout import DocumentLayout
+from fastrag.ingestion.steps.parsing._pdf_pymupdf import PYMUPDF_FEATURE, extract_pymupdf
 from fastrag.ingestion.steps.parsing._pdf_render import render_markdown
 from fastrag.ingestion.steps.parsing.base import Parsed, Parser
 from fastrag.models import ContentFormat, Document
 from fastrag.pipeline import CacheSetting, Policy
 
-__all__ = ["PdfParser"]
+__all__ = ["PdfBackend", "PdfParser"]
 
-OutputFormat = Literal["markdown"]
-_OUTPUT_FORMATS: Final = ("markdown",)
+OutputFormat = Literal["markdown", "docling"]
+_OUTPUT_FORMATS: Final = ("markdown", "docling")
+PdfBackend = Literal["pypdfium2", "pymupdf"]
+_BACKENDS: Final = ("pypdfium2", "pymupdf")
 
 
 class PdfParser(Parser):
@@ -45,9 +61,13 @@ class PdfParser(Parser):
     * ``password``: opens encrypted PDFs (user or owner password); never recorded.
     * ``max_pages`` (2000): a longer PDF is refused before any page is read.
     * ``max_characters`` (20,000,000): extraction stops with an error beyond this much text.
-    * ``output_format``: ``"markdown"`` (a Docling document comes later).
+    * ``output_format``: ``"markdown"`` (default) or ``"docling"`` — a serialized
+      ``DoclingDocument`` for ``DoclingChunker`` (needs ``fastrag-ai[docling]``).
     * ``use_outline`` (True): take headings from the PDF outline when it matches the
       text; False always detects them from fonts.
+    * ``backend``: ``"pypdfium2"`` (default, Apache-2.0/BSD) or ``"pymupdf"`` (needs
+      ``fastrag-ai[pymupdf]``; PyMuPDF is AGPL-3.0 — opt in only if that licence suits
+      your deployment).
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
@@ -61,6 +81,7 @@ class PdfParser(Parser):
         max_characters: int = 20_000_000,
         output_format: OutputFormat = "markdown",
         use_outline: bool = True,
+        backend: PdfBackend = "pypdfium2",
         max_bytes: int = DEFAULT_MAX_FILE_BYTES,
         cache: CacheSetting = None,
         policy: Policy | None = None,
@@ -83,11 +104,21 @@ class PdfParser(Parser):
             raise ConfigurationError(
                 f"PdfParser 'use_outline' must be a bool (got {use_outline!r:.40})"
             )
+        if backend not in _BACKENDS:
+            raise ConfigurationError(
+                f"PdfParser 'backend' must be one of {_BACKENDS} (got {backend!r:.40})"
+            )
+        # Fail at construction, not per file, when an extra is missing.
+        if backend == "pymupdf":
+            require("pymupdf", extra="pymupdf", feature=PYMUPDF_FEATURE)
+        if output_format == "docling":
+            require("docling_core", extra="docling", feature='PdfParser(output_format="docling")')
         self._password = password
         self.max_pages = max_pages
         self.max_characters = max_characters
         self.output_format: OutputFormat = output_format
         self.use_outline = use_outline
+        self.backend: PdfBackend = backend
         super().__init__(max_bytes=max_bytes, cache=cache, policy=policy)
 
     def config(self) -> dict[str, Any]:
@@ -98,6 +129,7 @@ class PdfParser(Parser):
             "max_characters": self.max_characters,
             "output_format": self.output_format,
             "use_outline": self.use_outline,
+            "backend": self.backend,
         }
 
     def parse(self, data: bytes, source: Document) -> Parsed:
@@ -105,7 +137,8 @@ class PdfParser(Parser):
         name = source.source_id
         if not data:
             raise ParsingError(f"{name}: is empty (0 bytes), not a PDF; fix or exclude it")
-        extraction = extract(
+        read = extract_pymupdf if self.backend == "pymupdf" else extract
+        extraction: Extraction = read(
             data,
             name=name,
             password=self._password,
@@ -122,24 +155,27 @@ class PdfParser(Parser):
                 f"page(s) of {count}); run OCR on it (e.g. ocrmypdf) and ingest the result, "
                 "or exclude it"
             )
-        rendered = render_markdown(layout)
-        diagnostics = [
+        reader = "PyMuPDF" if self.backend == "pymupdf" else "pdfium"
+        diagnostics = (
             *_ocr_notes(image_only),
             *(
-                f"page {number}: pdfium could not load it; left out"
+                f"page {number}: {reader} could not load it; left out"
                 for number in extraction.unreadable_pages
             ),
             *_notes(layout),
-        ]
+        )
         metadata: dict[str, Any] = {
-            PAGES_KEY: rendered.pages,
-            LAYOUT_KEY: rendered.layout,
             "page_count": count,
             "heading_source": layout.heading_source,
             "pages_without_text": without_text,
             "removed_furniture": layout.removed_furniture,
         }
-        return Parsed(rendered.content, self.content_format, tuple(diagnostics), metadata)
+        if self.output_format == "docling":
+            document = build_docling(layout, name=name, data=data)
+            return Parsed(serialize(document), ContentFormat.DOCLING, diagnostics, metadata)
+        rendered = render_markdown(layout)
+        metadata = {PAGES_KEY: rendered.pages, LAYOUT_KEY: rendered.layout, **metadata}
+        return Parsed(rendered.content, self.content_format, diagnostics, metadata)
 
 
 def _ocr_notes(pages: list[int]) -> list[str]:
