@@ -71,7 +71,7 @@ class OpenElements:
                 barrier = positions[-1]
         return barrier
 
-    def tag_end(self) -> int:
+    def end_tag_end(self) -> int:
         end = self.content.find(">", self.pos + 1)
         return end + 1 if end >= 0 else len(self.content)
 

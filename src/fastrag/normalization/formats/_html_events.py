@@ -1,10 +1,8 @@
-"""The HTML adapter's streaming tree builder: html.parser events in, draft blocks out.
+"""The HTML adapter's streaming tree builder: tokens in, draft blocks out.
 
-This is hand-written around the standard library's ``html.parser.HTMLParser`` because no
-well-kept HTML library gives both exact source offsets and a display map (lxml and
-html5lib build DOMs that drop source positions). ``HTMLParser`` reports every event in
-source order and advances through ``updatepos(i, j)`` once per event, so overriding it
-yields each event's exact ``[i, j)`` without counting lines.
+The tokens come from ``Tokenizer`` (``_html_tokens``), which reports every token with its
+exact ``[start, end)`` in the source: no well-kept HTML library gives both exact source
+offsets and a display map (lxml and html5lib build DOMs that drop source positions).
 
 Two stacks: the open *elements* (tag names; implied closes of ``p``/``li``/``dt``/``dd``/
 ``tr``/``td`` as in HTML; stray and misnested end tags tolerated with diagnostics) and the
@@ -17,17 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import html
-import re
-from html.parser import HTMLParser
 
 from fastrag.normalization.formats._html_blocks import BlockTree
 from fastrag.normalization.formats._html_frames import (
     BOUNDARY,
-    COMMENT_TEXT,
     DATA_TEXT,
     FLATTENED,
     MAIN,
     TITLE,
+    TITLE_TEXT,
     Frame,
     HeadFrame,
     HintFrame,
@@ -51,16 +47,13 @@ from fastrag.normalization.formats._html_text import (
     add_references,
     add_run,
 )
+from fastrag.normalization.formats._html_tokens import Attrs, Tokenizer
 
 __all__ = ["Attrs", "TreeBuilder"]
 
-Attrs = list[tuple[str, str | None]]
-
 _TABLE_TAGS = frozenset(("table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"))
-_SIMPLE_START = re.compile(
-    r"""<([a-zA-Z][a-zA-Z0-9]*)(?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:\s*=\s*(?:"[^"]*"|'[^']*'))?)*\s*>"""
-)
-_SIMPLE_END = re.compile(r"</([a-zA-Z][a-zA-Z0-9]*)>")
+# A plain dict copy: looking up a MappingProxyType costs an extra indirection per tag.
+_CATEGORY: dict[str, Category] = dict(CATEGORY)
 _NO_IMPLIED = frozenset((Category.SUPPRESS, Category.TITLE, Category.LINK, Category.CODE))
 
 
@@ -68,7 +61,7 @@ class _RestIsExcludedError(Exception):
     """Raised inside the parse when the rest of the input is known to be one exclusion."""
 
 
-class TreeBuilder(BlockTree, HTMLParser):
+class TreeBuilder(BlockTree, Tokenizer):
     """One pass over one document; ``run()`` leaves the draft in ``root`` and ``claims``."""
 
     def __init__(
@@ -81,15 +74,11 @@ class TreeBuilder(BlockTree, HTMLParser):
         protected: frozenset[int],
     ) -> None:
         BlockTree.__init__(self, limits)
-        HTMLParser.__init__(self, convert_charrefs=True)
-        self.content = content
+        Tokenizer.__init__(self, content)
         self.boilerplate = boilerplate
         self.has_main = has_main
         self.protected = protected
-        self.pos = 0
-        self.defer = 0  # what the range reported by the next updatepos() is
-        self.text = ""  # the data HTMLParser reported last
-        self.data_mode = DATA_TEXT
+        self.data_mode = DATA_TEXT  # what text is now: shown, the title, or excluded (0)
         # Flat triples start, end, owner (a Block, or an exclusion reason): no list per claim.
         self.claims: list[int | Block | str] = []
         self.sup = -1
@@ -106,11 +95,8 @@ class TreeBuilder(BlockTree, HTMLParser):
     # -- driving -------------------------------------------------------------------------
 
     def run(self) -> None:
-        # goahead(True) parses the whole string as if followed by end of input, so offsets
-        # stay absolute (feed() re-slices its buffer at incomplete constructs).
-        self.rawdata = self.content
         with contextlib.suppress(_RestIsExcludedError):
-            self.goahead(True)
+            self.scan()
         end = len(self.content)
         self.pos = end
         if self.tags:
@@ -126,27 +112,9 @@ class TreeBuilder(BlockTree, HTMLParser):
         if self.dropped_diagnostics:
             self.diagnostics.append(f"{self.dropped_diagnostics} more diagnostics not shown")
 
-    def updatepos(self, i: int, j: int) -> int:
-        defer = self.defer
-        if defer:
-            self.defer = 0
-            if defer == DATA_TEXT:
-                self._data(i, j)
-            elif defer == COMMENT_TEXT:
-                self._exclude(i, j, "comment")
-            else:
-                self._exclude(i, j, "front_matter")
-                self.title_parts.append(self.content[i:j])
-        self.pos = j
-        return j
-
-    def handle_data(self, data: str) -> None:
-        self.defer = self.data_mode  # 0 while excluding: the run is part of the exclusion
-        self.text = data  # the run itself unless HTMLParser decoded references in it
-
-    def handle_comment(self, data: str) -> None:
+    def handle_comment(self, start: int, end: int) -> None:
         if self.sup < 0:
-            self.defer = COMMENT_TEXT
+            self._exclude(start, end, "comment")
 
     # -- coverage claims -----------------------------------------------------------------
 
@@ -189,49 +157,33 @@ class TreeBuilder(BlockTree, HTMLParser):
 
     # -- start tags ----------------------------------------------------------------------
 
-    def parse_starttag(self, i: int) -> int:
-        """HTMLParser's own, with a fast path for simple inline start tags.
+    def handle_element(self, tag: str, has_attributes: bool, start: int, text: str) -> None:
+        if tag in _CATEGORY or (
+            has_attributes and self.main == 0 and self.sup < 0 and self.boilerplate
+        ):
+            Tokenizer.handle_element(self, tag, has_attributes, start, text)
+            return
+        # Inline markup around bare text (a highlighted token, <em>word</em>) that cannot
+        # be chrome: pushing and popping it changes nothing, so only its text is read.
+        self.pos = start
+        self.handle_data(start, text)
 
-        Inside the main content and inside excluded elements the attributes of inline
-        elements (``span``, ``em``, ``code`` …) are never read, yet parsing them is most of
-        HTMLParser's cost. A tag that ``_SIMPLE_START`` matches (a name, then only
-        name or name="value" attributes, then ``>``) tokenizes identically in HTMLParser,
-        so it is handled here without building its attribute list; anything else goes to
-        HTMLParser unchanged.
-        """
-        if self.main or self.sup >= 0 or not self.boilerplate:
-            match = _SIMPLE_START.match(self.rawdata, i)
-            if match is not None:
-                tag = match.group(1).lower()
-                if tag not in CATEGORY:
-                    self._HTMLParser__starttag_text = match.group()
-                    self.lasttag = tag
-                    tags = self.tags
-                    positions = self.open.get(tag)
-                    if positions is None:
-                        self.open[tag] = [len(tags)]
-                    else:
-                        positions.append(len(tags))
-                    tags.append(tag)
-                    self.frames.append(None)
-                    return match.end()
-        end: int = super().parse_starttag(i)
-        return end
-
-    def handle_startendtag(self, tag: str, attrs: Attrs) -> None:
-        self.handle_starttag(tag, attrs)
-        if CATEGORY.get(tag) is not Category.VOID:
+    def handle_startendtag(self, tag: str, has_attributes: bool) -> None:
+        self.handle_starttag(tag, has_attributes)
+        if _CATEGORY.get(tag) is not Category.VOID:
             self.handle_endtag(tag)
 
-    def handle_starttag(self, tag: str, attrs: Attrs) -> None:
-        category = CATEGORY.get(tag)
+    def handle_starttag(self, tag: str, has_attributes: bool) -> None:
+        category = _CATEGORY.get(tag)
         if category is None:  # inline markup: the common case, kept cheap
+            # Its attributes matter only where it could be chrome; inside the main content
+            # and inside excluded elements they are never parsed.
             if (
-                self.main == 0
-                and attrs
+                has_attributes
+                and self.main == 0
                 and self.sup < 0
                 and self.boilerplate
-                and self._chrome_verdict(None, tag, attrs) == 1
+                and self._chrome_verdict(None, tag, self.attributes()) == 1
             ):
                 self.suppress(tag, "boilerplate")
                 return
@@ -246,15 +198,23 @@ class TreeBuilder(BlockTree, HTMLParser):
             return
         if category is Category.VOID:
             if self.sup < 0:
-                void_element(self, tag, attrs)
+                void_element(self, tag)
             return
         if category not in _NO_IMPLIED:
             self.implied_close(category, tag)
         if self.sup >= 0:
             self.push(tag, None)
-            if category is Category.MAIN or (category is Category.BOUNDARY and attrs):
-                self._check_conflict(tag, attrs)
+            if category is Category.MAIN or (category is Category.BOUNDARY and has_attributes):
+                self._check_conflict(tag, self.attributes())
             return
+        if category is Category.CODE and (self.main or not self.boilerplate):
+            # Inline code, the commonest tag with attributes in documentation: they matter
+            # only as the language of a pre that shows no text yet (see _start_code).
+            owner = self.owner
+            if not has_attributes or owner is None or owner.mode != PRE or owner.dlen:
+                self.push(tag, None)
+                return
+        attrs: Attrs = self.attributes() if has_attributes else []
         if self.boilerplate and category is not Category.SUPPRESS:
             if category is Category.LINK and attrs:
                 css = attribute(attrs, "class")
@@ -293,18 +253,25 @@ class TreeBuilder(BlockTree, HTMLParser):
 
     # -- text ----------------------------------------------------------------------------
 
-    def _data(self, start: int, end: int) -> None:
-        raw = self.text
-        if len(raw) != end - start or "&" in raw:
-            raw = self.content[start:end]
+    def handle_data(self, start: int, raw: str) -> None:
+        end = start + len(raw)
+        if self.data_mode != DATA_TEXT:
+            if self.data_mode == TITLE_TEXT:
+                self._exclude(start, end, "front_matter")
+                self.title_parts.append(raw)
+            return  # data_mode 0 while excluding: the run is part of the exclusion
         if raw[0] == "<" and self.content.startswith("<!--", start):
-            # HTMLParser reports a comment without "-->" as text; in HTML it runs to the
+            # The tokenizer reports a comment without "-->" as text; in HTML it runs to the
             # end of the input, so the rest is one comment and parsing stops here.
             self.diagnose(f"offset {start}: comment not closed; the rest is a comment")
             self._exclude(start, len(self.content), "comment")
             raise _RestIsExcludedError
         owner = self.owner
-        if self.outside_main_is_chrome and self.chrome_text(owner):
+        if (  # self.chrome_text(owner), inlined: this runs once per text run
+            self.outside_main_is_chrome
+            and self.main == 0
+            and (owner is None or owner.kind != "heading")
+        ):
             self.exclude_chrome(start, end, "boilerplate" if raw.strip(WS) else "whitespace")
             return
         if owner is None:
@@ -334,40 +301,23 @@ class TreeBuilder(BlockTree, HTMLParser):
 
     # -- end tags ------------------------------------------------------------------------
 
-    def parse_endtag(self, i: int) -> int:
-        """HTMLParser's own, with a fast path for a plain ``</name>`` outside script/style
-        (which HTMLParser tokenizes the same way: one end tag ending at its ``>``)."""
-        if self.cdata_elem is None:
-            match = _SIMPLE_END.match(self.rawdata, i)
-            if match is not None:
-                tag = match.group(1).lower()
-                tags = self.tags
-                if tags and tags[-1] == tag and self.frames[-1] is None:
-                    # handle_endtag's commonest case, inlined: an inline element closes.
-                    tags.pop()
-                    self.frames.pop()
-                    self.open[tag].pop()
-                else:
-                    self.handle_endtag(tag)
-                return match.end()
-        end: int = super().parse_endtag(i)
-        return end
-
     def handle_endtag(self, tag: str) -> None:
         tags = self.tags
-        if tags and tags[-1] == tag:
+        if tags and tags[-1] == tag:  # the common case: the innermost element closes
             frame = self.frames.pop()
             tags.pop()
             self.open[tag].pop()
+            if frame is None:
+                return
             if frame is BOUNDARY:
                 self.boundary()
             elif frame is not None:
-                self.close_frame(frame, self.tag_end())
+                self.close_frame(frame, self.end_tag_end())
             return
         positions = self.open.get(tag)
         if not positions:
             if tag == "br" and self.sup < 0:
-                void_element(self, "br", [])
+                void_element(self, "br")
             elif self.sup < 0:
                 self.diagnose(f"offset {self.pos}: stray </{tag}> ignored")
             return
@@ -376,7 +326,7 @@ class TreeBuilder(BlockTree, HTMLParser):
             if self.sup < 0:
                 self.diagnose(f"offset {self.pos}: </{tag}> cannot close across a table")
             return
-        self.pop_to(index, self.pos, self.tag_end())
+        self.pop_to(index, self.pos, self.end_tag_end())
 
     def close_frame(self, frame: Frame, end: int) -> None:
         if isinstance(frame, Block):

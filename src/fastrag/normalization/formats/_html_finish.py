@@ -8,8 +8,9 @@ dense and stable: ``f"{document.id}:{kind}:{position}"``.
 from __future__ import annotations
 
 import html
+from itertools import starmap
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from fastrag.models import Document
 from fastrag.normalization.formats._html_events import TreeBuilder
@@ -68,6 +69,39 @@ def _attributes(block: Block, text: str) -> dict[str, Any]:
     return attributes
 
 
+def _segments(segs: list[int]) -> tuple[MapSegment, ...]:
+    """The map runs of a block's flat quadruples (starmap: no Python frame per run)."""
+    runs = iter(segs)
+    return tuple(starmap(MapSegment, zip(runs, runs, runs, runs, strict=True)))
+
+
+def _partition(
+    claims: list[int | Block | str], prefix: str, length: int
+) -> tuple[list[CoverageUnit], list[Exclusion]]:
+    """Units and exclusions from the builder's claims; what no claim covers is markup."""
+    units: list[CoverageUnit] = []
+    exclusions: list[Exclusion] = []
+    add_unit, add_exclusion = units.append, exclusions.append  # hot loop: one per claim
+    position = 0
+    starts = cast("list[int]", claims[0::3])
+    ends = cast("list[int]", claims[1::3])
+    for start, end, owner in zip(starts, ends, claims[2::3], strict=True):
+        if start > position:
+            add_exclusion(Exclusion(SourceSpan(position, start), "markup"))
+        if type(owner) is str:
+            add_exclusion(Exclusion(SourceSpan(start, end), owner))
+        else:
+            add_unit(
+                CoverageUnit(
+                    f"{prefix}{len(units)}", cast(Block, owner).nid, SourceSpan(start, end)
+                )
+            )
+        position = end
+    if position < length:
+        add_exclusion(Exclusion(SourceSpan(position, length), "markup"))
+    return units, exclusions
+
+
 def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
     """The validated ``NormalizedDocument`` for one finished ``TreeBuilder`` run."""
     content = document.content
@@ -102,30 +136,10 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
                 MappingProxyType(_attributes(block, text))
                 if block.links or "images" in block.attrs
                 else MappingProxyType(block.attrs),
-                tuple(
-                    [
-                        MapSegment(a, b, c, d)
-                        for a, b, c, d in zip(*[iter(block.segs)] * 4, strict=True)
-                    ]
-                ),
+                _segments(block.segs),
             )
         )
-    units: list[CoverageUnit] = []
-    exclusions: list[Exclusion] = []
-    position = 0
-    prefix = f"{document.id}:unit:"
-    claims = tb.claims
-    for start, end, owner in zip(claims[0::3], claims[1::3], claims[2::3], strict=True):
-        assert isinstance(start, int) and isinstance(end, int)
-        if start > position:
-            exclusions.append(Exclusion(SourceSpan(position, start), "markup"))
-        if isinstance(owner, Block):
-            units.append(CoverageUnit(f"{prefix}{len(units)}", owner.nid, SourceSpan(start, end)))
-        else:
-            exclusions.append(Exclusion(SourceSpan(start, end), str(owner)))
-        position = end
-    if position < length:
-        exclusions.append(Exclusion(SourceSpan(position, length), "markup"))
+    units, exclusions = _partition(tb.claims, f"{document.id}:unit:", length)
     metadata = {"title": title} if title else {}
     return NormalizedDocument(
         document,

@@ -11,7 +11,6 @@ from fastrag.normalization.formats._html_text import Block
 __all__ = [
     "BOUNDARY",
     "CELL",
-    "COMMENT_TEXT",
     "DATA_TEXT",
     "FLATTENED",
     "MAIN",
@@ -27,8 +26,8 @@ __all__ = [
 ]
 
 
-# What the next character-data event is (HTMLParser reports its extent one call later).
-DATA_TEXT, TITLE_TEXT, COMMENT_TEXT = 1, 2, 3
+# What text arriving now is (the builder's data_mode; 0 while an element is excluded).
+DATA_TEXT, TITLE_TEXT = 1, 2
 
 
 class Limits:

@@ -134,7 +134,7 @@ def _start_pre(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     block = _node_or_flatten(tb, tag, "code", PRE)
     if block is None:
         return
-    block.text_start = tb.pos + len(tb.get_starttag_text() or "")
+    block.text_start = tb.tag_end
     language = _language(attrs) if attrs else None
     if language is None:
         for frame in reversed(tb.frames[-4:]):
@@ -321,14 +321,14 @@ def _start_link(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.push(tag, LinkFrame(href, owner, owner.dlen if owner is not None else 0))
 
 
-def void_element(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
+def void_element(tb: TreeBuilder, tag: str) -> None:
     """Elements without content: ``br`` breaks the line, ``img`` shows its alt text,
-    ``hr`` ends the paragraph."""
+    ``hr`` ends the paragraph (the others show nothing, so their attributes go unread)."""
     if tag == "br":
         if tb.owner is not None:
             request_break(tb.owner)
     elif tag == "img":
-        _image(tb, attrs)
+        _image(tb, tb.attributes())
     elif tag == "hr":
         tb.close_p()
         tb.boundary()
@@ -339,7 +339,7 @@ def _image(tb: TreeBuilder, attrs: Attrs) -> None:
     alt = attribute(attrs, "alt")
     if not alt or not alt.strip():
         return
-    tag_text = tb.get_starttag_text() or ""
+    tag_text = tb.content[tb.pos : tb.tag_end]
     span = alt_value_span(tag_text)
     if span is None:
         return

@@ -17,7 +17,6 @@ __all__ = [
     "CHROME_ROLES",
     "ENTITY",
     "LANGUAGE_CLASS",
-    "MAIN_PROBE",
     "MULTI_SPACE",
     "OPTIONAL_END",
     "PERMALINK_CLASSES",
@@ -27,6 +26,7 @@ __all__ = [
     "alt_value_span",
     "attribute",
     "chrome_verdict",
+    "marks_main",
     "ordered_label",
 ]
 
@@ -123,8 +123,14 @@ ENTITY = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?)")
 
 LANGUAGE_CLASS = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 
-# Cheap probe for "this page marks its main content" (decides page-level header/footer).
-MAIN_PROBE = re.compile(r"<(?:main|article)[\s/>]|\brole\s*=\s*[\"']?main\b", re.IGNORECASE)
+# Cheap probe for "this page marks its main content" (decides page-level header/footer):
+# <main, <article or role=main, in any case. Two searches rather than one alternation: a
+# case-insensitive pattern that starts with a word boundary is tried at every position
+# (about 20 MB/s), while one that starts with "<", or with a plain [rR] (no other
+# character folds to r), lets the regex engine skip ahead (5-10x faster on pages
+# without a main region, which are scanned to the end).
+_MAIN_TAG = re.compile(r"<(?:main|article)[\s/>]", re.IGNORECASE)
+_MAIN_ROLE = re.compile(r"[rR](?<=\b[rR])(?i:ole\s*=\s*[\"']?main\b)")
 
 _ALT = re.compile(r"""[\s"'/]alt\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
 
@@ -132,6 +138,11 @@ _ROMAN = (
     (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
     (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
 )  # fmt: skip
+
+
+def marks_main(content: str) -> bool:
+    """Whether ``content`` has ``<main``, ``<article`` or ``role=main`` anywhere."""
+    return _MAIN_TAG.search(content) is not None or _MAIN_ROLE.search(content) is not None
 
 
 def attribute(attrs: list[tuple[str, str | None]], name: str) -> str | None:
