@@ -1,6 +1,7 @@
 """Markdown normalization CPU time as a ratio to one tiktoken pass over the same text (by hand).
 
     .venv/bin/python bench/normalize_markdown.py [CORPUS_DIR] [--rounds N] [--pathological]
+                                                 [--memory]
 
 CORPUS_DIR defaults to /work/bench-corpus/md (built by bench-anchors/build_corpus.sh: the
 Node.js documentation). Each round times, with ``time.process_time`` and alternating:
@@ -13,13 +14,18 @@ Node.js documentation). Each round times, with ``time.process_time`` and alterna
 The median ratios to the floor are reported (target: normalize <= 1.5x), with and without
 the time of the shared ``NormalizedDocument.validate()`` (measured separately).
 ``--pathological`` also times single inputs: a 50 MB line, one million table cells,
-100,000 nested block quotes and list levels.
+100,000 nested block quotes and list levels. ``--memory`` also normalizes the whole corpus
+concatenated into one document under ``tracemalloc`` and reports, as multiples of its
+UTF-8 size, the memory the finished tree keeps and the peak while building it (the
+engine's budget is < 6x for everything; the tree is most of it).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
+import tracemalloc
 from collections.abc import Mapping
 
 import pyromark
@@ -69,7 +75,11 @@ def _corpus(documents: list[Document], rounds: int) -> None:
 def _pathological() -> None:
     cases = {
         "50 MB single line": "word " * 10_000_000,
-        "1,000,000 table cells (1000 x 1000)": "|" + "h|" * 1000 + "\n|" + "-|" * 1000 + "\n"
+        "1,000,000 table cells (1000 x 1000)": "|"
+        + "h|" * 1000
+        + "\n|"
+        + "-|" * 1000
+        + "\n"
         + ("|" + "c|" * 1000 + "\n") * 999,
         "100,000 nested block quotes": "> " * 100_000 + "deep\n",
         "100,000 nested list levels": "- " * 100_000 + "deep\n",
@@ -83,12 +93,37 @@ def _pathological() -> None:
     )
 
 
+def _memory(documents: list[Document]) -> None:
+    text = "".join(document.content for document in documents)
+    size = len(text.encode("utf-8"))
+    document = Document("corpus.md", "bench", text, {"content_format": "markdown"})
+    normalizer = MarkdownNormalizer()
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    tree = normalizer.normalize(document)
+    gc.collect()
+    kept, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        f"memory, one {size / 1e6:.1f} MB document ({len(tree.nodes)} nodes): the tree keeps "
+        f"{(kept - before) / size:.2f}x the input, peak while normalizing "
+        f"{(peak - before) / size:.2f}x (tracemalloc: Python allocations only)"
+    )
+
+
 def main() -> int:
+    # --memory is this script's own flag; the shared parser knows the others.
+    memory = "--memory" in sys.argv
+    if memory:
+        sys.argv.remove("--memory")
     args = _floor.parse_arguments(__doc__, "/work/bench-corpus/md", pathological=True)
     documents = _floor.load_corpus(args.corpus, "*.md", "markdown", what="Markdown files")
     _corpus(documents, args.rounds)
     if args.pathological:
         _pathological()
+    if memory:
+        _memory(documents)
     return 0
 
 

@@ -259,6 +259,39 @@ def test_links_in_headings_table_rows_and_tight_items() -> None:
     assert of_kind(tree, "table_row")[0].attributes["links"] == (("C", "c"),)
 
 
+def test_each_link_lands_on_the_block_open_when_it_closes() -> None:
+    # The walker reuses a block's link list for its next links: every change of block
+    # (item to nested item and back, leaf to container, quote to paragraph) must switch.
+    source = (
+        "- [a](1) x\n  - [b](2)\n  - [c](3) [d](4)\n- [e](5)\n\n"
+        "> [f](6)\n>\n> - [g](7)\n\nend [h](8) ![i](9) [j](10)\n"
+    )
+    tree = normalize(source)
+    found = {
+        node.node_id: node.attributes["links"] for node in tree.nodes if "links" in node.attributes
+    }
+    assert found == {
+        "d:list_item:2": (("a", "1"),),
+        "d:list_item:4": (("b", "2"),),
+        "d:list_item:5": (("c", "3"), ("d", "4")),
+        "d:list_item:6": (("e", "5"),),
+        "d:paragraph:8": (("f", "6"),),
+        "d:list_item:10": (("g", "7"),),
+        "d:paragraph:11": (("h", "8"), ("j", "10")),
+    }
+    assert tree.node("d:paragraph:11").attributes["images"] == (("i", "9"),)
+
+
+def test_repeated_links_share_one_value() -> None:
+    # Documents repeat links; one (text, target) tuple serves every repeat (memory).
+    tree = normalize("[`fs`][] and [`fs`][]\n\n- [`fs`][]\n\n[`fs`]: fs.md\n")
+    (paragraph,) = of_kind(tree, "paragraph")
+    (item,) = of_kind(tree, "list_item")
+    first, second = paragraph.attributes["links"]
+    assert first == second == item.attributes["links"][0] == ("fs", "fs.md")
+    assert first is second is item.attributes["links"][0]
+
+
 def test_yaml_front_matter_is_excluded_and_kept_raw() -> None:
     source = "---\ntitle: !!python/object x\nlist: [1, 2]\n---\n# Body\n"
     tree = normalize(source)

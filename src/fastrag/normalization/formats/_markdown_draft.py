@@ -95,6 +95,38 @@ class DraftTree:
 class Walker:
     """One pass over ``(event, range)`` pairs; see the module docstring for the rules."""
 
+    # Slots: the event loop reads these attributes about a million times per corpus.
+    __slots__ = (
+        "block_depth",
+        "children",
+        "collecting",
+        "cursor",
+        "data",
+        "definition_starts",
+        "definitions",
+        "diagnostics",
+        "exclusions",
+        "find_definitions",
+        "header_pending",
+        "heading_parts",
+        "items",
+        "last_end",
+        "leaf",
+        "limits",
+        "link_pairs",
+        "link_sink",
+        "links",
+        "list_depth",
+        "max_depth",
+        "nodes",
+        "noted",
+        "size",
+        "skipped",
+        "stack",
+        "table_cells",
+        "units",
+    )
+
     def __init__(
         self,
         data: bytes,
@@ -125,6 +157,10 @@ class Walker:
         self.header_pending = False  # the header row also owns the delimiter row below
         self.heading_parts: list[str] | None = None
         self.links: list[tuple[str, list[str], str]] = []  # links/images being read
+        self.link_pairs: dict[tuple[str, str], tuple[str, str]] = {}  # see end_link
+        # The open block's "links" list (see end_link); None until looked up, and reset
+        # whenever the block receiving inlines (open leaf, else innermost container) changes.
+        self.link_sink: list[Any] | None = None
         self.collecting = False  # a heading or link wants the inline text
         self.table_cells = 0
 
@@ -249,23 +285,24 @@ class Walker:
             siblings.append(index)
         return index
 
-    def note(self, key: str, value: Any) -> None:
-        """Record a link, image or footnote reference on the block that shows it."""
+    def values(self, key: str) -> list[Any]:
+        """The ``key`` list (links, images, footnotes) of the block showing the inline.
+
+        Created on first use. At document or section level nothing is recorded: the
+        list returned there is a throwaway.
+        """
         index = self.leaf if self.leaf >= 0 else self.stack[-1]
         node = self.nodes[index]
         if index == 0 or node.kind == "section":
-            return
+            return []
         attributes = node.attributes
         if attributes is None:
-            node.attributes = {key: [value]}
-            self.noted.append(index)
-            return
-        values = attributes.get(key)
+            attributes = node.attributes = {}
+        values: list[Any] | None = attributes.get(key)
         if values is None:
-            attributes[key] = [value]
+            values = attributes[key] = []
             self.noted.append(index)
-        else:
-            values.append(value)
+        return values
 
     # -- leaves ----------------------------------------------------------------------
 
@@ -284,6 +321,7 @@ class Walker:
         if start > cursor:
             self.fill(start)
         self.leaf = self.add(DraftNode(kind, start, self.stack[-1], True, level, attributes))
+        self.link_sink = None
 
     def close_leaf(self, end: int) -> None:
         index = self.leaf
@@ -305,6 +343,7 @@ class Walker:
             if parent.kind == "section":
                 parent.title = node.title
         self.leaf = -1
+        self.link_sink = None
         self.links.clear()
         self.collecting = False
 
@@ -332,6 +371,7 @@ class Walker:
         stack = self.stack
         index = self.add(DraftNode(kind, start, stack[-1], False, None, attributes))
         stack.append(index)
+        self.link_sink = None
         self.block_depth += 1
         return True
 
@@ -346,6 +386,7 @@ class Walker:
             # fill takes it whole (pulldown-cmark counts a definition line into a list).
             self.fill(end if end < self.size else self.size)
         self.stack.pop()
+        self.link_sink = None
         node.end = self.last_end if self.last_end > node.start else node.start
         self.block_depth -= 1
         return True
@@ -362,30 +403,31 @@ class Walker:
         while len(stack) > 1 and (nodes[stack[-1]].level or 0) >= level:
             self.finish(stack.pop())
         stack.append(self.add(DraftNode("section", start, stack[-1], False, level)))
+        self.link_sink = None
 
     # -- events ----------------------------------------------------------------------
 
     def end_link(self) -> None:
-        """Record a closed link or image on its block (``note``, inlined: 100k+ calls)."""
+        """Record a closed link or image on its block (100k+ calls per corpus).
+
+        A block's ``links`` list is looked up once (``link_sink``) and reused for its
+        further links. One tuple serves each distinct (text, target): documents repeat
+        their links (a quarter of the Node.js docs' are repeats), and these strings are
+        a large part of the tree's memory.
+        """
         links = self.links
         if links:
             kind, parts, target = links.pop()
             text = "".join(parts).strip()
-            key = "links" if kind == "Link" else "images"
-            index = self.leaf if self.leaf >= 0 else self.stack[-1]
-            node = self.nodes[index]
-            if index != 0 and node.kind != "section":
-                attributes = node.attributes
-                if attributes is None:
-                    node.attributes = {key: [(text, target)]}
-                    self.noted.append(index)
-                else:
-                    values = attributes.get(key)
-                    if values is None:
-                        attributes[key] = [(text, target)]
-                        self.noted.append(index)
-                    else:
-                        values.append((text, target))
+            pair = (text, target)
+            pair = self.link_pairs.setdefault(pair, pair)
+            if kind == "Link":
+                sink = self.link_sink
+                if sink is None:
+                    sink = self.link_sink = self.values("links")
+                sink.append(pair)
+            else:
+                self.values("images").append(pair)
             if links:  # an image inside a link names the link
                 links[-1][1].append(text)
             else:
@@ -403,7 +445,7 @@ class Walker:
             return
         label = event.get("FootnoteReference")
         if label is not None:
-            self.note("footnotes", label)
+            self.values("footnotes").append(label)
             return
         checked = event.get("TaskListMarker")
         if checked is not None and self.items:

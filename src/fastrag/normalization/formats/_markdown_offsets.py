@@ -45,6 +45,12 @@ class ByteToChar:
             return offset + self._base
         return self._table[offset] + self._base
 
+    def close(self) -> None:
+        """Drop the table once every offset is converted: for non-ASCII text it holds
+        about the input's size, and the caller's frame keeps this object alive."""
+        if self._table is not None:
+            self._table = {}  # later lookups raise KeyError rather than answer wrongly
+
     def many(self, offsets: list[int]) -> list[int]:
         """``[self(offset) for offset in offsets]``, without a Python call per offset."""
         base, table = self._base, self._table

@@ -247,6 +247,8 @@ def build_draft(
             if walker.collecting:
                 text(event["Code"])
             continue
+        if "Html" in event or "InlineHtml" in event:
+            continue  # raw HTML renders no text and records nothing (Walker.other)
         if walker.collecting:
             for key in _TEXT_KEYS:
                 value = event.get(key)

@@ -45,9 +45,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata as _metadata
+from operator import attrgetter, itemgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -67,6 +68,9 @@ from fastrag.normalization.model import (
 __all__ = ["MarkdownNormalizer"]
 
 _NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
+# Field readers for map(): draft nodes' offsets, then (start, end, owner/reason) tuples.
+_start, _end = attrgetter("start"), attrgetter("end")
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 # Draft attributes collected as lists while walking; frozen to tuples on assembly.
 _LIST_ATTRIBUTES = ("links", "images", "footnotes")
 
@@ -176,24 +180,53 @@ class MarkdownNormalizer:
                 f"{base + (first.start() if first else 0)})"
             )
         parser = self._parser
+        # Peak memory: no local keeps the event stream, and the encoded bytes go before
+        # the tree is built (_assemble empties the offset table the same way); each
+        # would add about the input's size to the peak.
+        draft = build_draft(
+            data,
+            parser.events_with_range(parse_text, merge_text=True),
+            self._limits,
+            _definition_finder(parser, data, parse_text),
+        )
+        to_char = _char_map(draft, data, len(data) == len(parse_text), base)
+        del data, parse_text, body
+        return _assemble(document, draft, to_char, front, diagnostics)
 
-        def definitions(start: int, end: int) -> list[tuple[int, int]]:
-            # Gap bounds lie on character boundaries (ASCII whitespace was trimmed).
-            text = parse_text if (start, end) == (0, len(data)) else data[start:end].decode()
-            found = parser.reference_definitions(text).values()
-            spans = ((item["span"]["start"], item["span"]["end"]) for item in found)
-            return sorted((start + first, start + last) for first, last in spans)
 
-        events = parser.events_with_range(parse_text, merge_text=True)
-        draft = build_draft(data, events, self._limits, definitions)
-        return _assemble(document, draft, data, len(data) == len(parse_text), front, diagnostics)
+def _definition_finder(
+    parser: Any, data: bytes, parse_text: str
+) -> Callable[[int, int], list[tuple[int, int]]]:
+    """``build_draft``'s ``find_definitions``: pyromark's link reference definitions."""
+
+    def definitions(start: int, end: int) -> list[tuple[int, int]]:
+        # Gap bounds lie on character boundaries (ASCII whitespace was trimmed).
+        text = parse_text if (start, end) == (0, len(data)) else data[start:end].decode()
+        found = parser.reference_definitions(text).values()
+        spans = ((item["span"]["start"], item["span"]["end"]) for item in found)
+        return sorted((start + first, start + last) for first, last in spans)
+
+    return definitions
+
+
+def _char_map(draft: DraftTree, data: bytes, ascii_only: bool, base: int) -> ByteToChar:
+    """The byte-to-code-point map of every offset in ``draft`` (identity for ASCII)."""
+    offsets: list[int] = []
+    if not ascii_only:  # ASCII needs no table: a byte offset is a code-point offset
+        # map() with attrgetter/itemgetter reads every offset from C: no bytecode each.
+        offsets.extend(map(_start, draft.nodes))
+        offsets.extend(map(_end, draft.nodes))
+        for values in (draft.units, draft.exclusions):
+            offsets.extend(map(_first, values))
+            offsets.extend(map(_second, values))
+        offsets.extend(map(_second, draft.diagnostics))
+    return ByteToChar(data, offsets, ascii_only=ascii_only, base=base)
 
 
 def _assemble(
     document: Document,
     draft: DraftTree,
-    data: bytes,
-    ascii_only: bool,
+    to_char: ByteToChar,
     front: _FrontMatter | None,
     diagnostics: list[str],
 ) -> NormalizedDocument:
@@ -203,31 +236,27 @@ def _assemble(
     it converts offsets in bulk, lets a leaf's node and its unit share one
     ``SourceSpan``, and builds spans, units and exclusions with ``map`` (constructors
     called from C, no bytecode per value); only the node loop stays in Python.
+    It consumes ``draft``: unit and exclusion lists are emptied once converted, so the
+    draft and the finished tree are not both whole in memory at the peak.
     """
     content = document.content
     base = front.end if front is not None else 0
     draft_nodes, draft_units, draft_exclusions = draft.nodes, draft.units, draft.exclusions
-    node_starts = [node.start for node in draft_nodes]
-    node_ends = [node.end for node in draft_nodes]
-    unit_starts = [unit[0] for unit in draft_units]
-    unit_ends = [unit[1] for unit in draft_units]
-    owners = [unit[2] for unit in draft_units]
-    exclusion_starts = [exclusion[0] for exclusion in draft_exclusions]
-    exclusion_ends = [exclusion[1] for exclusion in draft_exclusions]
-    offsets: list[int] = []
-    if not ascii_only:  # ASCII needs no table: a byte offset is a code-point offset
-        for values in (
-            node_starts,
-            node_ends,
-            unit_starts,
-            unit_ends,
-            exclusion_starts,
-            exclusion_ends,
-        ):
-            offsets.extend(values)
-        offsets.extend(offset for _, offset in draft.diagnostics)
-    to_char = ByteToChar(data, offsets, ascii_only=ascii_only, base=base)
-    node_starts, node_ends = to_char.many(node_starts), to_char.many(node_ends)
+    many = to_char.many
+    node_starts = many(list(map(_start, draft_nodes)))
+    node_ends = many(list(map(_end, draft_nodes)))
+    unit_starts = many(list(map(_first, draft_units)))
+    unit_ends = many(list(map(_second, draft_units)))
+    owners = list(map(_third, draft_units))
+    draft_units.clear()
+    exclusion_starts = many(list(map(_first, draft_exclusions)))
+    exclusion_ends = many(list(map(_second, draft_exclusions)))
+    reasons = list(map(_third, draft_exclusions))
+    draft_exclusions.clear()
+    diagnostics.extend(
+        template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
+    )
+    to_char.close()  # every offset is converted: free the table (non-ASCII input)
 
     prefix = document.id
     count = len(draft_nodes)
@@ -292,9 +321,8 @@ def _assemble(
         )
     unit_spans: list[SourceSpan] = []
     add_span = unit_spans.append
-    for start, end, owner in zip(
-        to_char.many(unit_starts), to_char.many(unit_ends), owners, strict=True
-    ):
+    del draft_nodes[1:]  # the tree is built: only the root's title was still needed
+    for start, end, owner in zip(unit_starts, unit_ends, owners, strict=True):
         shared = spans[owner]
         if shared is None or shared.start != start or shared.end != end:
             shared = new_span(start, end)
@@ -302,13 +330,9 @@ def _assemble(
     unit_ids = [f"{prefix}:u{position}" for position in range(len(unit_spans))]
     units = list(map(new_unit, unit_ids, map(id_of, owners), unit_spans))
     exclusions = [Exclusion(new_span(0, base), "front_matter")] if base else []
-    reasons = [exclusion[2] for exclusion in draft_exclusions]
     # map() calls the constructors from C: no bytecode per exclusion.
-    exclusion_spans = map(new_span, to_char.many(exclusion_starts), to_char.many(exclusion_ends))
+    exclusion_spans = map(new_span, exclusion_starts, exclusion_ends)
     exclusions.extend(map(Exclusion, exclusion_spans, reasons))
-    diagnostics.extend(
-        template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
-    )
     metadata: dict[str, Any] = {}
     if front is not None:
         metadata = {"front_matter": front.raw, "front_matter_format": front.format}
@@ -321,4 +345,10 @@ def _assemble(
         tuple(diagnostics),
         metadata,
     )
+    # The work lists are garbage now: drop them before validate() builds its own sets,
+    # or both count toward the peak (together about the input's size).
+    del nodes, append, units, exclusions, spans, node_spans, unit_spans, add_span
+    del node_starts, node_ends, unit_starts, unit_ends, exclusion_starts, exclusion_ends
+    del owners, reasons, unit_ids
+    children.clear()
     return result.validate()
