@@ -1,0 +1,107 @@
+"""HTTP details shared by the OpenAI-compatible clients: endpoints, retry timing, limits.
+
+Kept apart from the client so each rule is small and testable on its own: which answers
+are worth retrying, how long a server asked us to wait, how an endpoint is named in
+messages (scheme, host and path only: userinfo and query strings can carry credentials,
+so a base URL with either is refused up front).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from typing import Final
+from urllib.parse import urlsplit
+
+from fastrag.exceptions import ConfigurationError
+
+__all__ = [
+    "RETRYABLE_STATUSES",
+    "endpoint_url",
+    "error_detail",
+    "retry_after_seconds",
+]
+
+RETRYABLE_STATUSES: Final = frozenset({408, 409, 429, 500, 502, 503, 504})
+"""Rate limits, timeouts and server faults; any other 4xx is the request's fault."""
+
+_DETAIL_LIMIT: Final = 80
+
+
+def endpoint_url(base_url: str, path: str) -> str:
+    """``base_url`` + ``path``, refusing URLs that could carry a secret into messages.
+
+    The refusal never quotes the URL, since what makes it refused may be a password.
+    """
+    if not isinstance(base_url, str) or not base_url:
+        raise ConfigurationError(
+            f"base_url must be a URL such as 'https://api.openai.com/v1' "
+            f"(got {type(base_url).__name__})"
+        )
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigurationError(
+            "base_url must be an http:// or https:// URL with a host, such as "
+            "'https://api.openai.com/v1'"
+        )
+    if parts.username is not None or parts.password is not None:
+        raise ConfigurationError(
+            "base_url must not contain user:password@; pass the key as api_key (it is "
+            "sent as a bearer token and never shown)"
+        )
+    if parts.query or parts.fragment:
+        raise ConfigurationError(
+            "base_url must not contain a ?query or #fragment (it would be shown in "
+            "identities and errors); pass keys as api_key"
+        )
+    return base_url.rstrip("/") + path
+
+
+def retry_after_seconds(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """The wait a server asked for: ``retry-after-ms``, else ``Retry-After`` (seconds or date)."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds is not None:
+        value = _number(milliseconds)
+        if value is not None:
+            return value / 1000.0
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    value = _number(raw)
+    if value is not None:
+        return value
+    try:
+        moment = parsedate_to_datetime(raw.strip())
+    except (TypeError, ValueError):
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, moment.timestamp() - current)
+
+
+def _number(raw: str) -> float | None:
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0.0 else None
+
+
+def error_detail(payload: object) -> str:
+    """``type``/``code`` of an OpenAI-style error body — never its free-text ``message``.
+
+    The message may echo the request (document text), so only the short machine-readable
+    fields are reported, each capped and stripped to printable ASCII.
+    """
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(error, dict):
+        return ""
+    fields = []
+    for name in ("type", "code"):
+        value = error.get(name)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            text = "".join(ch for ch in str(value) if ch.isascii() and ch.isprintable())
+            if text:
+                fields.append(f"{name}={text[:_DETAIL_LIMIT]}")
+    return ", ".join(fields)

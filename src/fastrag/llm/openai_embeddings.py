@@ -1,0 +1,425 @@
+"""``OpenAIEmbeddingClient``: any OpenAI-compatible ``/embeddings`` endpoint over ``httpx``.
+
+The same client talks to OpenAI, Azure's v1 endpoint, vLLM, Text Embeddings Inference,
+Ollama or LocalAI: ``POST {base_url}/embeddings`` with ``{"model", "input": [...],
+"encoding_format": "float"}`` (plus ``dimensions`` when asked), bearer-token auth.
+
+Failure handling is the client's, per HTTP request (one request embeds one batch):
+429/408/409/5xx answers, connection failures and timeouts are retried with exponential
+backoff (``Policy.delay_for``: the schedule every fastrag step uses), waiting exactly as
+long as a ``Retry-After``/``retry-after-ms`` header asks when that is at most
+``max_retry_after`` seconds and giving up at once when it is longer. Any other answer
+fails immediately. ``timeout`` bounds each attempt as a whole (not only the gaps between
+bytes), so a stalled server becomes an ``EmbeddingTimeoutError`` naming the endpoint.
+
+Secrets: the key lives in a ``Secret``; it is sent only in the ``Authorization`` header
+and never appears in ``identity``, ``repr``, errors or logs (messages are additionally
+scrubbed of it, in case a server echoes it back). ``trust_env=False`` by default: proxy
+variables, ``.netrc`` and ``SSL_CERT_FILE`` from the environment are ignored, so a key
+meant for one endpoint is never routed through a proxy someone else configured.
+
+An ``httpx.AsyncClient`` is opened per ``embed`` call and closed after it: nothing stays
+open between calls and the client works from any event loop (``asyncio.run`` per file, a
+Dask worker's loop). The price is a new connection per batch — small next to the model
+time of a batch; a pooled client would need a step-level close hook the pipeline lacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import ssl
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from fastrag._optional import require
+from fastrag.exceptions import ConfigurationError
+from fastrag.llm._http import RETRYABLE_STATUSES, endpoint_url, error_detail, retry_after_seconds
+from fastrag.llm._vectors import check_vectors, to_vector
+from fastrag.llm.errors import EmbeddingError, EmbeddingTimeoutError
+from fastrag.llm.protocol import Vector
+from fastrag.llm.secret import Secret
+from fastrag.pipeline import Policy
+from fastrag.tokenization import TiktokenTokenizer, Tokenizer
+from fastrag.tokenization._text import scrub_surrogates
+
+__all__ = ["DEFAULT_BASE_URL", "KNOWN_MODELS", "OpenAIEmbeddingClient"]
+
+DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class _KnownModel:
+    dimension: int
+    max_input_tokens: int
+    encoding: str
+
+
+KNOWN_MODELS: Final[Mapping[str, _KnownModel]] = {
+    # OpenAI's published limits: 8191 input tokens of cl100k_base per text.
+    "text-embedding-3-small": _KnownModel(1536, 8191, "cl100k_base"),
+    "text-embedding-3-large": _KnownModel(3072, 8191, "cl100k_base"),
+    "text-embedding-ada-002": _KnownModel(1536, 8191, "cl100k_base"),
+}
+
+_BASE_RESPONSE_BYTES: Final = 1 << 20
+_BYTES_PER_VALUE: Final = 32
+"""Generous JSON size of one float ("-0.0123456789012345678,"), for the response cap."""
+_UNKNOWN_DIMENSION_GUESS: Final = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """One failed attempt: what to say, whether to retry, how long the server asked."""
+
+    message: str
+    retryable: bool
+    timeout: bool = False
+    wait: float | None = None
+
+
+class OpenAIEmbeddingClient:
+    """Embed batches through an OpenAI-compatible HTTP endpoint.
+
+    For the OpenAI models in ``KNOWN_MODELS`` the dimension, the 8191-token input limit
+    and the cl100k tokenizer that measures it are known; for any other model pass
+    ``tokenizer`` and ``max_input_tokens`` to have over-long texts refused before they are
+    sent (otherwise the server is the judge: OpenAI refuses them with HTTP 400, other
+    servers may truncate). ``dimensions`` requests shortened vectors (text-embedding-3).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | Secret | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        dimensions: int | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_backoff: float = 8.0,
+        max_retry_after: float = 20.0,
+        trust_env: bool = False,
+        verify: bool | ssl.SSLContext = True,
+        tokenizer: Tokenizer | None = None,
+        max_input_tokens: int | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise ConfigurationError(
+                f"model must be the endpoint's model name such as 'text-embedding-3-small' "
+                f"(got {type(model).__name__})"
+            )
+        self._model = model
+        self._api_key = _secret(api_key)
+        self._url = endpoint_url(base_url, "/embeddings")
+        self._dimensions = _optional_positive_int("dimensions", dimensions)
+        self._timeout = _positive_number("timeout", timeout)
+        self._max_retry_after = _nonnegative_number("max_retry_after", max_retry_after)
+        try:
+            self._retry = Policy(
+                retries=max_retries, backoff=backoff, max_backoff=max_backoff, jitter=0.1
+            )
+        except ConfigurationError as error:
+            raise ConfigurationError(f"OpenAIEmbeddingClient retry settings: {error}") from None
+        if not isinstance(trust_env, bool):
+            raise ConfigurationError(f"trust_env must be True or False (got {trust_env!r})")
+        if not isinstance(verify, bool | ssl.SSLContext):
+            raise ConfigurationError(
+                f"verify must be True, False or an ssl.SSLContext (got {type(verify).__name__})"
+            )
+        self._trust_env = trust_env
+        self._verify = verify
+        known = KNOWN_MODELS.get(model)
+        limit = _optional_positive_int("max_input_tokens", max_input_tokens)
+        if limit is not None and tokenizer is None and known is None:
+            raise ConfigurationError(
+                f"max_input_tokens={limit} needs a tokenizer to count with; pass the "
+                f"tokenizer of {model!r} as tokenizer=..."
+            )
+        if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
+            raise ConfigurationError(
+                f"tokenizer must be a fastrag Tokenizer (got {type(tokenizer).__name__})"
+            )
+        self._tokenizer = tokenizer
+        self._encoding = known.encoding if known is not None and tokenizer is None else None
+        self._max_input_tokens = (
+            limit if limit is not None else (known.max_input_tokens if known is not None else None)
+        )
+        self._dimension: int | None = self._dimensions or (
+            known.dimension if known is not None else None
+        )
+
+    @property
+    def model(self) -> str:
+        """The model name sent to the endpoint."""
+        return self._model
+
+    @property
+    def url(self) -> str:
+        """The full ``/embeddings`` URL (never carries credentials)."""
+        return self._url
+
+    @property
+    def identity(self) -> str:
+        """``openai-compatible:<model>@<embeddings URL>[:dimensions=<n>]``; never the key."""
+        suffix = f":dimensions={self._dimensions}" if self._dimensions is not None else ""
+        return f"openai-compatible:{self._model}@{self._url}{suffix}"
+
+    @property
+    def dimension(self) -> int | None:
+        """Known in advance for ``KNOWN_MODELS`` or ``dimensions=``; else after one answer."""
+        return self._dimension
+
+    @property
+    def max_input_tokens(self) -> int | None:
+        """The per-text input limit, when known."""
+        return self._max_input_tokens
+
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        """The counting tokenizer (cl100k_base for ``KNOWN_MODELS``), or None."""
+        if self._tokenizer is None and self._encoding is not None:
+            self._tokenizer = TiktokenTokenizer(self._encoding)
+        return self._tokenizer
+
+    async def embed(self, texts: Sequence[str]) -> list[Vector]:
+        """One request for ``texts`` (retried per the settings); vectors in input order."""
+        if not texts:
+            return []
+        httpx = require("httpx", extra="embeddings", feature="OpenAIEmbeddingClient")
+        body = self._body(texts)
+        headers = self._headers()
+        async with httpx.AsyncClient(
+            timeout=httpx.Timeout(self._timeout),
+            trust_env=self._trust_env,
+            verify=self._verify,
+            follow_redirects=False,
+        ) as client:
+            attempt = 0
+            while True:
+                attempt += 1
+                outcome = await self._attempt(httpx, client, body, headers, len(texts))
+                if not isinstance(outcome, _Failure):
+                    return outcome
+                self._give_up_or_wait_check(outcome, attempt)
+                delay = outcome.wait
+                if delay is None:
+                    delay = self._retry.delay_for(attempt, self._url)
+                await asyncio.sleep(delay)
+
+    def _give_up_or_wait_check(self, failure: _Failure, attempt: int) -> None:
+        """Raise the final error unless ``failure`` may be retried now."""
+        attempts = f"{attempt} attempt" + ("s" if attempt > 1 else "")
+        if failure.wait is not None and failure.wait > self._max_retry_after:
+            raise EmbeddingError(
+                self._redact(
+                    f"{failure.message}; the server asked to retry after {failure.wait:g} s, "
+                    f"longer than max_retry_after={self._max_retry_after:g} s ({attempts}); "
+                    f"slow down (smaller batch_size, fewer concurrent runs) or raise "
+                    f"max_retry_after"
+                )
+            )
+        if failure.retryable and attempt <= self._retry.retries:
+            return
+        if failure.timeout:
+            raise EmbeddingTimeoutError(
+                self._redact(
+                    f"{failure.message} ({attempts}); raise timeout= (now "
+                    f"{self._timeout:g} s), lower batch_size, or check that the endpoint "
+                    f"is up"
+                )
+            )
+        advice = " or raise max_retries" if failure.retryable else ""
+        raise EmbeddingError(self._redact(f"{failure.message} ({attempts}){advice}"))
+
+    async def _attempt(
+        self, httpx: Any, client: Any, body: bytes, headers: dict[str, str], count: int
+    ) -> list[Vector] | _Failure:
+        where = f"POST {self._url}"
+        try:
+            async with asyncio.timeout(self._timeout):
+                async with client.stream("POST", self._url, content=body, headers=headers) as (
+                    response
+                ):
+                    status = int(response.status_code)
+                    raw = await _read_capped(response, self._response_cap(count))
+                    response_headers = response.headers
+        except (TimeoutError, httpx.TimeoutException):
+            return _Failure(
+                f"{where} got no complete answer within {self._timeout:g} s",
+                retryable=True,
+                timeout=True,
+            )
+        except _ResponseTooLarge as error:
+            return _Failure(
+                f"{where} answered more than {error.limit} bytes for {count} texts; refusing "
+                f"an oversized response (is base_url really an embeddings endpoint?)",
+                retryable=False,
+            )
+        except (httpx.NetworkError, httpx.ProtocolError, httpx.ProxyError) as error:
+            return _Failure(f"{where} failed: {type(error).__name__}", retryable=True)
+        except httpx.HTTPError as error:
+            return _Failure(f"{where} failed: {type(error).__name__}", retryable=False)
+        if 200 <= status < 300:
+            return self._parse(raw, count)
+        return self._status_failure(status, raw, response_headers)
+
+    def _status_failure(self, status: int, raw: bytes, headers: Mapping[str, str]) -> _Failure:
+        try:
+            detail = error_detail(json.loads(raw))
+        except ValueError:
+            detail = ""
+        shown = f" ({detail})" if detail else ""
+        message = f"POST {self._url} answered HTTP {status}{shown}"
+        if status in RETRYABLE_STATUSES or status >= 500:
+            return _Failure(message, retryable=True, wait=retry_after_seconds(headers))
+        hint = {
+            401: "check api_key",
+            403: "check api_key and the key's access to this model",
+            404: f"check base_url (usually ending in /v1) and the model name {self._model!r}",
+        }.get(
+            status,
+            "the endpoint refused the request: check the model name, dimensions "
+            "and the input limit of the model",
+        )
+        return _Failure(f"{message}; {hint}", retryable=False)
+
+    def _parse(self, raw: bytes, count: int) -> list[Vector] | _Failure:
+        source = f"POST {self._url}"
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            return _Failure(f"{source} answered with a body that is not JSON", retryable=False)
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not isinstance(data, list):
+            return _Failure(
+                f"{source} answered JSON without a 'data' list; is base_url an "
+                f"OpenAI-compatible embeddings endpoint?",
+                retryable=False,
+            )
+        ordered = _in_index_order(data)
+        if ordered is None:
+            return _Failure(
+                f"{source} answered 'data' items with missing, duplicate or out-of-range "
+                f"'index' values for {count} texts",
+                retryable=False,
+            )
+        vectors = [
+            to_vector(item.get("embedding"), source=source, position=position)
+            for position, item in enumerate(ordered)
+        ]
+        dimension = check_vectors(vectors, expected=count, dimension=self._dimension, source=source)
+        if self._dimension is None:
+            self._dimension = dimension
+        return vectors
+
+    def _body(self, texts: Sequence[str]) -> bytes:
+        payload: dict[str, Any] = {
+            "model": self._model,
+            "input": [scrub_surrogates(text) for text in texts],
+            "encoding_format": "float",
+        }
+        if self._dimensions is not None:
+            payload["dimensions"] = self._dimensions
+        return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "fastrag",
+        }
+        if self._api_key is not None:
+            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+        return headers
+
+    def _response_cap(self, count: int) -> int:
+        dimension = self._dimension or _UNKNOWN_DIMENSION_GUESS
+        return _BASE_RESPONSE_BYTES + count * dimension * _BYTES_PER_VALUE
+
+    def _redact(self, message: str) -> str:
+        if self._api_key is None:
+            return message
+        return message.replace(self._api_key.reveal(), "***")
+
+    def __repr__(self) -> str:
+        dimensions = f", dimensions={self._dimensions}" if self._dimensions is not None else ""
+        return (
+            f"OpenAIEmbeddingClient(model={self._model!r}, url={self._url!r}{dimensions}, "
+            f"timeout={self._timeout:g})"
+        )
+
+
+class _ResponseTooLarge(Exception):  # noqa: N818 - internal signal, never escapes
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+async def _read_capped(response: Any, limit: int) -> bytes:
+    """The response body, refusing more than ``limit`` bytes (a hostile or wrong server)."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _ResponseTooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise _ResponseTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _in_index_order(data: list[Any]) -> list[dict[str, Any]] | None:
+    """``data`` items ordered by their ``index`` (a permutation of 0..n-1), or None."""
+    if not all(isinstance(item, dict) for item in data):
+        return None
+    indices = [item.get("index") for item in data]
+    if all(index is None for index in indices):
+        return list(data)  # some servers omit it and answer in order
+    if any(isinstance(index, bool) or not isinstance(index, int) for index in indices):
+        return None
+    if sorted(indices) != list(range(len(data))):
+        return None
+    by_index = dict(zip(indices, data, strict=True))
+    return [by_index[position] for position in range(len(data))]
+
+
+def _secret(api_key: str | Secret | None) -> Secret | None:
+    if api_key is None or isinstance(api_key, Secret):
+        return api_key
+    if not isinstance(api_key, str) or not api_key.strip():
+        raise ConfigurationError(
+            f"api_key must be a nonempty str, a Secret or None (got {type(api_key).__name__})"
+        )
+    return Secret(api_key)
+
+
+def _optional_positive_int(name: str, value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{name} must be a positive int or None (got {value!r})")
+    return value
+
+
+def _positive_number(name: str, value: object) -> float:
+    number = _nonnegative_number(name, value)
+    if number == 0.0:
+        raise ConfigurationError(f"{name} must be > 0 seconds (got {value!r})")
+    return number
+
+
+def _nonnegative_number(name: str, value: object) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ConfigurationError(f"{name} must be a finite number of seconds >= 0 (got {value!r})")
+    return float(value)
