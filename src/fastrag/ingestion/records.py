@@ -94,9 +94,10 @@ the offsets are null.
 """
 
 _ID_LENGTH: Final = 32
-_DROPPED_KEYS: Final = frozenset({"path"}) | DOCUMENT_LEVEL_KEYS
-"""Chunk metadata never copied into a record: the absolute path differs per machine, and
-a whole-document page map would be repeated in every record (see ``_page``)."""
+_DROPPED_KEYS: Final = frozenset({"path", "embedding"}) | DOCUMENT_LEVEL_KEYS
+"""Chunk metadata never copied into a record: the absolute path differs per machine, a
+whole-document page map would be repeated in every record (see ``_page``), and a vector
+belongs in the vector store — the JSONL stays independent of any embedding (seed 002)."""
 
 
 def ingestion_version(
