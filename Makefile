@@ -3,7 +3,7 @@
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
-EXTRAS := dev,normalization,hf,cli,pdf,pymupdf,office,docling,embeddings,milvus,dask,langchain
+EXTRAS := dev,normalization,hf,cli,pdf,pymupdf,office,docling,embeddings,eval,milvus,dask,langchain
 # torch first and explicitly: the CPU build pip finds on local disk; left to a resolver,
 # sentence-transformers would pull a multi-GB CUDA build.
 TORCH  := torch==2.13.0

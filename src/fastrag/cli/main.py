@@ -20,7 +20,12 @@ from fastrag.exceptions import FastragError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: Final = ("fastrag.cli.ingest", "fastrag.cli.validate", "fastrag.cli.inspect")
+COMMANDS: Final = (
+    "fastrag.cli.ingest",
+    "fastrag.cli.validate",
+    "fastrag.cli.inspect",
+    "fastrag.cli.search",
+)
 """Command modules, in help order; a new command adds its module here."""
 
 EXIT_OK: Final = 0

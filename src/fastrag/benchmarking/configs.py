@@ -1,0 +1,180 @@
+"""Chunker configurations under evaluation: a name, a chunker kind and its parameters.
+
+Kinds:
+
+``structure``
+    fastrag's ``StructureAwareChunker``. Parameters: ``max_tokens``, ``target_tokens``,
+    ``min_preferred_tokens``, ``overlap_tokens``, ``max_overlap_tokens``,
+    ``include_heading_path_in_embedding``, ``merge_small_sections``, ``tokenizer``
+    (``"model"`` = the embedding model's own tokenizer.json, the default; or any
+    ``--tokenizer`` value) and ``format`` (how documents are normalized: ``text``,
+    ``markdown``, ...; default ``text``). The embedded text is ``build_embedding_text``.
+``recursive_tokens``
+    LangChain's recursive splitter with cl100k token lengths, as in Chroma's report
+    (``chunk_size``, ``chunk_overlap``, ``separators``: ``"chroma"`` (default),
+    ``"langchain"`` or a list).
+``recursive_characters``
+    fastrag's ``RecursiveCharacterTextSplitter`` (``chunk_size``, ``chunk_overlap`` in
+    characters).
+
+Files: JSON or TOML, one configuration (``{"name": ..., "chunker": ..., ...params}``) or
+``{"configs": [...]}`` / ``[[configs]]``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from fastrag.exceptions import ConfigurationError
+
+__all__ = [
+    "KINDS",
+    "ChunkerConfig",
+    "expand_grid",
+    "load_configs",
+    "parse_grid",
+    "reproduction_configs",
+]
+
+KINDS: Final = ("structure", "recursive_tokens", "recursive_characters")
+
+_ALLOWED: Final[Mapping[str, frozenset[str]]] = {
+    "structure": frozenset(
+        {
+            "max_tokens",
+            "target_tokens",
+            "min_preferred_tokens",
+            "overlap_tokens",
+            "max_overlap_tokens",
+            "include_heading_path_in_embedding",
+            "merge_small_sections",
+            "tokenizer",
+            "format",
+        }
+    ),
+    "recursive_tokens": frozenset({"chunk_size", "chunk_overlap", "separators"}),
+    "recursive_characters": frozenset({"chunk_size", "chunk_overlap"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkerConfig:
+    """One configuration: a display ``name``, a chunker ``kind`` and its ``params``."""
+
+    name: str
+    kind: str
+    params: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        if self.kind not in _ALLOWED:
+            raise ConfigurationError(
+                f"configuration {self.name!r}: unknown chunker {self.kind!r}; use one of "
+                f"{', '.join(KINDS)}"
+            )
+        unknown = sorted(set(self.params) - _ALLOWED[self.kind])
+        if unknown:
+            raise ConfigurationError(
+                f"configuration {self.name!r}: {self.kind} takes no parameter "
+                f"{', '.join(unknown)}; allowed: {', '.join(sorted(_ALLOWED[self.kind]))}"
+            )
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready ``{"name", "chunker", **params}``."""
+        return {"name": self.name, "chunker": self.kind, **dict(self.params)}
+
+
+def _config(raw: object, where: str, index: int) -> ChunkerConfig:
+    if not isinstance(raw, Mapping):
+        raise ConfigurationError(f"{where}: configuration {index} must be a table/object")
+    params = dict(raw)
+    kind = params.pop("chunker", "structure")
+    name = params.pop("name", None)
+    if not isinstance(kind, str):
+        raise ConfigurationError(f"{where}: 'chunker' must be a string")
+    if name is None:
+        name = kind + "".join(f" {key}={value}" for key, value in sorted(params.items()))
+    return ChunkerConfig(str(name), kind, params)
+
+
+def load_configs(path: str | os.PathLike[str]) -> list[ChunkerConfig]:
+    """Configurations from a ``.json`` or ``.toml`` file."""
+    source = Path(path)
+    where = os.fspath(source)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigurationError(
+            f"cannot read configuration file {where!r} ({error.strerror})"
+        ) from error
+    try:
+        data: Any = tomllib.loads(text) if source.suffix == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
+        raise ConfigurationError(
+            f"{where}: not valid {source.suffix[1:] or 'JSON'} ({error})"
+        ) from error
+    if isinstance(data, Mapping) and "configs" in data:
+        data = data["configs"]
+    items = data if isinstance(data, list) else [data]
+    return [_config(item, where, index) for index, item in enumerate(items)]
+
+
+def _value(text: str) -> Any:
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text.strip()
+
+
+def parse_grid(values: Sequence[str]) -> dict[str, list[Any]]:
+    """``["max_tokens=128,256", "overlap_tokens=0,32"]`` -> ``{key: [values]}``."""
+    grid: dict[str, list[Any]] = {}
+    for value in values:
+        key, separator, items = value.partition("=")
+        if not separator or not key.strip() or not items.strip():
+            raise ConfigurationError(
+                f"--grid {value!r}: expected KEY=V1,V2,... such as max_tokens=128,256,512"
+            )
+        grid[key.strip()] = [_value(item) for item in items.split(",") if item.strip()]
+    return grid
+
+
+def expand_grid(
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    kind: str = "structure",
+    base: Mapping[str, Any] | None = None,
+) -> list[ChunkerConfig]:
+    """Every combination of the grid's values, over ``base`` parameters."""
+    keys = list(grid)
+    configs = []
+    for combination in itertools.product(*(grid[key] for key in keys)):
+        params = {**(base or {}), **dict(zip(keys, combination, strict=True))}
+        name = kind + "".join(f" {key}={params[key]}" for key in keys)
+        configs.append(ChunkerConfig(name, kind, params))
+    return configs
+
+
+def reproduction_configs() -> list[ChunkerConfig]:
+    """The two LangChain rows of Chroma's report that the harness must reproduce."""
+    return [
+        ChunkerConfig(
+            "RecursiveCharacterTextSplitter 250/125",
+            "recursive_tokens",
+            {"chunk_size": 250, "chunk_overlap": 125},
+        ),
+        ChunkerConfig(
+            "RecursiveCharacterTextSplitter 200/0",
+            "recursive_tokens",
+            {"chunk_size": 200, "chunk_overlap": 0},
+        ),
+    ]

