@@ -7,6 +7,8 @@ neither ``torch`` nor ``httpx``: each is imported when first needed, with an err
 ``fastrag-ai[embeddings]`` when it is missing.
 """
 
+from fastrag.llm._chat_errors import ChatModelError, ChatTimeoutError, TransientChatError
+from fastrag.llm.chat import ChatMessage, ChatModel, OpenAIChatModel
 from fastrag.llm.errors import EmbeddingError, EmbeddingTimeoutError, InputTooLongError
 from fastrag.llm.openai_embeddings import DEFAULT_BASE_URL, KNOWN_MODELS, OpenAIEmbeddingClient
 from fastrag.llm.protocol import EmbeddingModel, Vector
@@ -21,13 +23,19 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL_NAME",
     "KNOWN_MODELS",
+    "ChatMessage",
+    "ChatModel",
+    "ChatModelError",
+    "ChatTimeoutError",
     "EmbeddingError",
     "EmbeddingModel",
     "EmbeddingTimeoutError",
     "InputTooLongError",
+    "OpenAIChatModel",
     "OpenAIEmbeddingClient",
     "Secret",
     "SentenceTransformerModel",
+    "TransientChatError",
     "Vector",
     "default_model_path",
 ]

@@ -5,7 +5,9 @@ from fastrag.ingestion.steps.chunking.character import CharacterTextSplitter
 from fastrag.ingestion.steps.chunking.docling import DoclingChunker
 from fastrag.ingestion.steps.chunking.heading import HeadingChunker
 from fastrag.ingestion.steps.chunking.recursive import RecursiveCharacterTextSplitter
+from fastrag.ingestion.steps.chunking.refiner import ChatBoundaryRefiner, RefinementResult
 from fastrag.ingestion.steps.chunking.router import ChunkerRouter
+from fastrag.ingestion.steps.chunking.semantic import SemanticChunker
 from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
 from fastrag.packing.contract import build_embedding_text
 from fastrag.packing.validation import ChunkValidation
@@ -19,6 +21,7 @@ from fastrag.tokenization import (
 
 __all__ = [
     "CharacterTextSplitter",
+    "ChatBoundaryRefiner",
     "ChunkValidation",
     "Chunker",
     "ChunkerRouter",
@@ -26,6 +29,8 @@ __all__ = [
     "HeadingChunker",
     "HuggingFaceTokenizer",
     "RecursiveCharacterTextSplitter",
+    "RefinementResult",
+    "SemanticChunker",
     "StructureAwareChunker",
     "TiktokenTokenizer",
     "Tokenizer",
