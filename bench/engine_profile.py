@@ -1,7 +1,7 @@
 """Structure-aware engine CPU time per stage, as a ratio to one tiktoken pass (by hand).
 
     .venv/bin/python bench/engine_profile.py [--formats md,txt,html] [--rounds 3]
-        [--max-tokens 512] [--target-tokens 400] [--profile FORMAT]
+        [--max-tokens 512] [--target-tokens 400] [--profile FORMAT] [--stages]
 
 Each round times, with ``time.process_time`` and alternating so that drift hits every
 measurement alike:
@@ -12,6 +12,7 @@ measurement alike:
 
 The median ratio of each stage to the floor is reported per format; the issue's target
 for the whole engine (normalize + pack) is <= 2.5x, DESIGN.md's goal 1.6x.
+``--stages`` instead splits pack time by engine stage (layout, costs, plan, finish).
 ``--profile FORMAT`` runs one pass of that format under cProfile instead and prints the
 top functions by cumulative and internal time.
 """
@@ -31,7 +32,13 @@ import tiktoken
 from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
 from fastrag.models import Document
 from fastrag.normalization.model import NormalizedDocument
+from fastrag.packing.costs import Costs
 from fastrag.packing.engine import pack
+from fastrag.packing.finish import Finisher
+from fastrag.packing.leaves import build_layout
+from fastrag.packing.planner import Planner
+from fastrag.packing.refine import Refiner
+from fastrag.packing.render import Renderer
 
 CORPUS = Path("/work/bench-corpus")
 FORMATS: dict[str, tuple[str, Callable[[Path], bool]]] = {
@@ -108,6 +115,49 @@ def _measure(name: str, chunker: StructureAwareChunker, rounds: int) -> None:
     )
 
 
+def _stages(name: str, chunker: StructureAwareChunker, rounds: int) -> None:
+    """Pack time split by engine stage (layout, costs, plan, finish), minimum of rounds.
+
+    Documents are normalized once, untimed; each stage's CPU time is summed over the
+    corpus and divided by the floor (the smallest of several passes: the machine is
+    shared, and the minimum is the least disturbed measurement of each).
+    """
+    documents = _load(name)
+    texts = [document.content for document in documents]
+    trees = [chunker.normalizers.normalize(document) for document in documents]
+    clock = time.process_time
+    totals: list[list[float]] = [[], [], [], []]
+    floor = min(_floor(texts) for _ in range(2))
+    for _ in range(rounds):
+        spent = [0.0] * 4
+        for tree in trees:
+            started = clock()
+            layout = build_layout(tree, chunker.packing)
+            laid = clock()
+            if not layout.blocks:
+                spent[0] += laid - started
+                continue
+            costs = Costs(layout, chunker.tokenizer, chunker.packing)
+            counted = clock()
+            refiner = Refiner(costs)
+            plans = Planner(costs, refiner).plan()
+            planned = clock()
+            tuple(Finisher(costs, refiner, Renderer(costs, "bench")).finish(plans))
+            finished = clock()
+            for index, value in enumerate(
+                (laid - started, counted - laid, planned - counted, finished - planned)
+            ):
+                spent[index] += value
+        for index, value in enumerate(spent):
+            totals[index].append(value)
+    floor = min(floor, *(_floor(texts) for _ in range(2)))
+    best = [min(values) / floor for values in totals]
+    print(
+        f"{name:5} layout {best[0]:5.2f}x  costs {best[1]:5.2f}x  plan {best[2]:5.2f}x  "
+        f"finish {best[3]:5.2f}x  (sum {sum(best):5.2f}x)"
+    )
+
+
 def _profile(name: str, chunker: StructureAwareChunker) -> None:
     documents = _load(name)
     profiler = cProfile.Profile()
@@ -126,13 +176,19 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--target-tokens", type=int, default=400)
     parser.add_argument("--profile", choices=sorted(FORMATS), default=None)
+    parser.add_argument(
+        "--stages", action="store_true", help="split pack time by engine stage instead"
+    )
     args = parser.parse_args()
     chunker = StructureAwareChunker(max_tokens=args.max_tokens, target_tokens=args.target_tokens)
     if args.profile is not None:
         _profile(args.profile, chunker)
         return
     for name in args.formats.split(","):
-        _measure(name, chunker, args.rounds)
+        if args.stages:
+            _stages(name, chunker, args.rounds)
+        else:
+            _measure(name, chunker, args.rounds)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from itertools import groupby
+from itertools import groupby, pairwise
+from operator import attrgetter
 from typing import Final
 
 from fastrag.normalization.model import CoverageUnit, NormalizedNode
@@ -56,6 +57,7 @@ Display = tuple[str, tuple[Run, ...], tuple[Slot, ...]]
 RETAINED: Final = (RunKind.SOURCE, RunKind.RENDERED)
 _SPACE: Final = re.compile(r"\s")
 _TIGHT_KINDS: Final = frozenset({"table", "list"})
+_DISPLAY_START: Final = attrgetter("display_start")
 
 
 def block_display(
@@ -117,22 +119,25 @@ def _verbatim(units: Sequence[CoverageUnit], content: str, joiner: str) -> Displ
     slots: list[Slot] = []
     position = 0
     previous_end = -1
+    # Locals: this loop runs once per unit of every list and table of a document.
+    source, gap_kind, inserted = RunKind.SOURCE, RunKind.GAP, RunKind.INSERTED
     for unit in units:
-        start, end = unit.span.start, unit.span.end
-        if previous_end >= 0 and start > previous_end:
+        span = unit.span
+        start, end = span.start, span.end
+        if start > previous_end >= 0:
             gap = content[previous_end:start]
-            kind = RunKind.GAP if gap.isspace() else RunKind.INSERTED
-            if kind == RunKind.INSERTED:
+            if gap.isspace():
+                runs.append((position, position + len(gap), previous_end, start, gap_kind))
+            else:
                 gap = joiner
-            source = (previous_end, start) if kind == RunKind.GAP else (-1, -1)
-            runs.append((position, position + len(gap), *source, kind))
+                runs.append((position, position + len(gap), -1, -1, inserted))
             parts.append(gap)
             position += len(gap)
-        text = content[start:end]
-        parts.append(text)
-        runs.append((position, position + len(text), start, end, RunKind.SOURCE))
-        slots.append((position, position + len(text), unit.node_id))
-        position += len(text)
+        stop = position + end - start
+        parts.append(content[start:end])
+        runs.append((position, stop, start, end, source))
+        slots.append((position, stop, unit.node_id))
+        position = stop
         previous_end = end
     return "".join(parts), tuple(runs), tuple(slots)
 
@@ -142,25 +147,35 @@ def _serialized(
 ) -> Display | None:
     """The node's readable text with checked runs; None when its map cannot be trusted."""
     text = node.text
+    size = len(text)
     spans = [(unit.span.start, unit.span.end) for unit in units]
+    low, high = spans[0][0], spans[-1][1]
     runs: list[Run] = []
     position = 0
     # One unit spanning every segment: verbatim segments need no clipping.
     single = len(spans) == 1
-    for segment in sorted(node.serialization, key=lambda seg: seg.display_start):
+    segments = node.serialization
+    if any(a.display_start > b.display_start for a, b in pairwise(segments)):
+        segments = tuple(sorted(segments, key=_DISPLAY_START))
+    for segment in segments:
         d0, d1 = segment.display_start, segment.display_end
         s0, s1 = segment.source_start, segment.source_end
-        if d0 < position or d1 > len(text) or s0 < spans[0][0] or s1 > spans[-1][1]:
+        if d0 < position or d1 > size or s0 < low or s1 > high:
             return None
         if d0 > position:
             runs.append(_inserted(text, position, d0))
-        if single and d1 - d0 == s1 - s0 and text[d0:d1] == content[s0:s1]:
-            runs.append((d0, d1, s0, s1, RunKind.SOURCE))  # the common case, inlined
+        # the common case, inlined: an exact copy of one unit's source
+        if single and d1 - d0 == s1 - s0 and content.startswith(text[d0:d1], s0):
+            runs.append((d0, d1, s0, s1, RunKind.SOURCE))
         else:
             runs.extend(_segment_runs(text, content, d0, d1, s0, s1, spans))
         position = d1
-    if position < len(text):
-        runs.append(_inserted(text, position, len(text)))
+    if position < size:
+        runs.append(_inserted(text, position, size))
+    if single:
+        tiled = _tiled(runs, low, high)
+        if tiled is not None:
+            return text, tuple(runs), ((*tiled, node.node_id),)
     absorbed = _absorb(runs, spans)
     if absorbed is None:
         return None
@@ -178,6 +193,28 @@ def _serialized(
         inside = retained[first:cursor]
         slots.append((min(d0 for _, d0, _ in inside), max(d1 for _, _, d1 in inside), node.node_id))
     return text, tuple(absorbed), tuple(slots)
+
+
+def _tiled(runs: list[Run], low: int, high: int) -> tuple[int, int] | None:
+    """The slot of one unit ``[low, high)`` whose retained runs tile it in display order.
+
+    The common case: then ``_absorb`` has no hole to fill and the slot is the display
+    range of those runs, found in one pass instead of a sort and a search. ``None``
+    when the runs do anything else (the general path decides).
+    """
+    covered, first, last = low, -1, -1
+    for d0, d1, s0, s1, kind in runs:
+        if kind == RunKind.SOURCE or kind == RunKind.RENDERED:
+            if s0 != covered:
+                return None
+            covered = s1
+            if s0 < high:  # an empty run at the unit's end is outside its slot
+                if first < 0:
+                    first = d0
+                last = d1
+    if covered != high or first < 0:
+        return None
+    return first, last
 
 
 def _inserted(text: str, start: int, end: int) -> Run:

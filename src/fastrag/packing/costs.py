@@ -38,6 +38,7 @@ class Costs:
         "_prefix",
         "_sites",
         "_splitters",
+        "_start",
         "block",
         "config",
         "counter",
@@ -74,6 +75,7 @@ class Costs:
         self._prefix: dict[tuple[int, bool], int] = {}
         self.retained_starts = [start for start, _ in layout.retained]
         self._context: dict[tuple[int, int, int], int] = {}
+        self._start: dict[tuple[int, int, int], int] = {}
         # Overlap is added after planning: plan with its room reserved.
         self.reserve = config.overlap_tokens
         self.hard = config.max_tokens - self.reserve
@@ -91,10 +93,10 @@ class Costs:
         for block in self.layout.blocks:
             text = block.text
             if len(text) >= hard and len(block.slots) > 1:
-                cuts = self.splitter(block.index).leaf_cuts()
+                cuts = self.splitter(block.number).leaf_cuts()
                 if cuts:
-                    self.leaves[block.index] = ([0, *cuts, len(text)], [])
-                    leaves.append((text, self.leaves[block.index][0]))
+                    self.leaves[block.number] = ([0, *cuts, len(text)], [])
+                    leaves.append((text, self.leaves[block.number][0]))
                     continue
             leaves.append((text, [0, len(text)]))
         # A leaf of fewer than ~2 characters per token of the budget is rarely cut
@@ -103,7 +105,7 @@ class Costs:
         costs: list[int] = []
         position = 0
         for block, (_, bounds) in zip(self.layout.blocks, leaves, strict=True):
-            planned = self.leaves.get(block.index)
+            planned = self.leaves.get(block.number)
             if planned is not None:
                 stop = position + len(bounds) - 1
                 planned[1].extend(accumulate(counts[position:stop], initial=0))
@@ -218,6 +220,14 @@ class Costs:
 
     def start(self, block: int, start: int, end: int) -> int:
         """What a chunk starting at ``[start, end)`` of ``block`` pays before its content."""
+        # Memoized: the planner asks again for every atom it considers as a chunk start.
+        key = (block, start, end)
+        cost = self._start.get(key)
+        if cost is None:
+            cost = self._start[key] = self._start_cost(block, start, end)
+        return cost
+
+    def _start_cost(self, block: int, start: int, end: int) -> int:
         section = self.layout.blocks[block].section
         prefix = self.prefix(section, self.heading_displayed(block, start, end))
         if start <= 0:

@@ -36,12 +36,15 @@ _Rendered = tuple[str, dict[str, Any], int]
 class Finisher:
     """Renders, counts and (if needed) repairs the planned chunks of one document."""
 
-    __slots__ = ("costs", "refiner", "renderer")
+    __slots__ = ("_prefixes", "costs", "refiner", "renderer")
 
     def __init__(self, costs: Costs, refiner: Refiner, renderer: Renderer) -> None:
         self.costs = costs
         self.refiner = refiner
         self.renderer = renderer
+        self._prefixes: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
+        """``embedding_prefix`` by (heading ids, displayed heading ids): within one
+        document the ids determine the titles, and most chunks share a few paths."""
 
     def finish(self, plans: Sequence[Plan]) -> Iterator[Chunk]:
         previous: Sequence[Atom] = ()
@@ -68,7 +71,11 @@ class Finisher:
         )
         # Exactly count(build_embedding_text(content, metadata)): the prefix plus the
         # content's parts, re-encoding only the windows around their joins.
-        count = self.costs.exact(embedding_prefix(metadata), parts)
+        key = (metadata["heading_ids"], metadata["displayed_heading_ids"])
+        prefix = self._prefixes.get(key)
+        if prefix is None:
+            prefix = self._prefixes[key] = embedding_prefix(metadata)
+        count = self.costs.exact(prefix, parts)
         return content, metadata, count
 
     def _emit(

@@ -17,7 +17,6 @@ nothing but headings plans no chunk at all (``hierarchy_only``, see the validato
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from fastrag.packing.blocks import Strength
 from fastrag.packing.costs import Costs
@@ -49,11 +48,17 @@ class Planner:
         blocks = self.costs.layout.blocks
 
         def shows(plan: Plan) -> bool:
-            return any(
-                not blocks[atom.block].blank
-                and self.costs.site(atom.block).shows_text(atom.start, atom.end)
-                for atom in plan.atoms
-            )
+            for atom in plan.atoms:
+                block = blocks[atom.block]
+                if block.blank:
+                    continue
+                # A whole block that is not blank shows text by definition: no need to
+                # build its cut site (what ``shows_text`` would consult) just to ask.
+                if atom.start == 0 and atom.end == len(block.text):
+                    return True
+                if self.costs.site(atom.block).shows_text(atom.start, atom.end):
+                    return True
+            return False
 
         kept: list[Plan] = []
         waiting: list[Atom] = []
@@ -117,7 +122,7 @@ class Planner:
                 made = self._blocks(run, single=SECTION if section == 0 else SPLIT)
                 pending = ()
             if made:
-                made[0] = replace(made[0], mergeable=True)
+                made[0] = made[0]._replace(mergeable=True)
                 plans.extend(made)
         top_level = costs.layout.sections[section].depth <= 1
         if pending and (section == 0 or (top_level and not crossing)):
@@ -148,7 +153,7 @@ class Planner:
                 atoms.append(atom)
         plans = pack_atoms(costs, self._attach(atoms), SPLIT)
         if len(plans) == 1 and single != SPLIT:
-            plans[0] = replace(plans[0], kind=single)
+            plans[0] = plans[0]._replace(kind=single)
         return plans
 
     def _attached(self, atom: Atom) -> bool:
@@ -188,5 +193,5 @@ class Planner:
         if plans and plans[-1].atoms[-1].block + 1 == leftover[0]:
             joined = plan_of(costs, [*plans[-1].atoms, *tail], plans[-1].kind)
             if joined.total <= costs.hard:
-                return [*plans[:-1], replace(joined, mergeable=plans[-1].mergeable)]
+                return [*plans[:-1], joined._replace(mergeable=plans[-1].mergeable)]
         return [*plans, plan_of(costs, tail, SECTION)]

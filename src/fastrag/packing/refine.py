@@ -17,9 +17,9 @@ overflow policy decides its fate.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from math import ceil
-from typing import Final
+from typing import Final, NamedTuple
 
 from fastrag.packing.blocks import Strength
 from fastrag.packing.costs import Costs
@@ -34,9 +34,12 @@ _ATTEMPTS: Final = 8
 """Candidates tried per level and window before a weaker level is asked."""
 
 
-@dataclass(frozen=True, slots=True)
-class Atom:
-    """A display range ``[start, end)`` of one block with its estimated cost."""
+class Atom(NamedTuple):
+    """A display range ``[start, end)`` of one block with its estimated cost.
+
+    A named tuple (immutable, several times cheaper to build than a frozen dataclass):
+    every block of a document becomes at least one atom.
+    """
 
     block: int
     start: int
@@ -130,7 +133,7 @@ class Refiner:
                 else:
                     refined.append(piece)
             return refined
-        return [replace(atom, oversize=True)]
+        return [atom._replace(oversize=True)]
 
     def _counts(self, block: int, pieces: list[tuple[int, int]]) -> list[int]:
         """Piece counts: sums of counted leaves where aligned, else exact from the leaves."""
@@ -198,7 +201,7 @@ class Refiner:
             cuts.append(found)
             position = found[0]
         if not cuts:
-            return [replace(atom, oversize=True)]
+            return [atom._replace(oversize=True)]
         loss = atom.loss or min(level for _, level in cuts) < splitter.atomic_floor
         bounds = [(atom.start, atom.strength), *cuts, (atom.end, 0)]
         pieces: list[Atom] = []
@@ -207,7 +210,7 @@ class Refiner:
             # Cut again (at any level inside units) if a repair needs it smaller.
             level = atom.level if x == atom.start else _INSIDE
             piece = Atom(atom.block, x, y, cost, strength, level, loss)
-            pieces.append(replace(piece, oversize=cost > self._hard(piece, room)))
+            pieces.append(piece._replace(oversize=cost > self._hard(piece, room)))
         return pieces
 
     def _viable(self, site: CutSite, start: int, cut: int, end: int) -> bool:
