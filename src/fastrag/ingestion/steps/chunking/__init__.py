@@ -3,7 +3,9 @@
 from fastrag.ingestion.steps.chunking.base import Chunker
 from fastrag.ingestion.steps.chunking.character import CharacterTextSplitter
 from fastrag.ingestion.steps.chunking.docling import DoclingChunker
+from fastrag.ingestion.steps.chunking.embedding_semantic import EmbeddingSemanticChunker
 from fastrag.ingestion.steps.chunking.heading import HeadingChunker
+from fastrag.ingestion.steps.chunking.langchain_semantic import LangchainSemanticChunker
 from fastrag.ingestion.steps.chunking.recursive import RecursiveCharacterTextSplitter
 from fastrag.ingestion.steps.chunking.refiner import ChatBoundaryRefiner, RefinementResult
 from fastrag.ingestion.steps.chunking.router import ChunkerRouter
@@ -26,8 +28,10 @@ __all__ = [
     "Chunker",
     "ChunkerRouter",
     "DoclingChunker",
+    "EmbeddingSemanticChunker",
     "HeadingChunker",
     "HuggingFaceTokenizer",
+    "LangchainSemanticChunker",
     "RecursiveCharacterTextSplitter",
     "RefinementResult",
     "SemanticChunker",
