@@ -5,16 +5,23 @@ fails before any document is read, with a message naming the value and the fix. 
 ``identity()`` is the canonical description that enters ``engine_identity`` (and so every
 structural chunk id and cache key): two configs with equal identities produce equal
 chunks.
+
+``semantic_mode="llm"`` carries a ``semantic_refiner`` (a ``ChatBoundaryRefiner``, seen
+here only through its ``config()`` and ``refine``: the engine never calls it and this
+layer cannot import it). Its ``config()`` joins the identity, so chunks made with
+different refiners — or without one — never share ids or cache entries.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from fastrag.exceptions import ConfigurationError
 
 __all__ = [
+    "LLM",
     "OVERSIZED_BLOCK_POLICIES",
     "PRESERVE_AND_FLAG",
     "SEMANTIC_MODES",
@@ -26,8 +33,8 @@ SPLIT_WITH_CONTEXT: Final = "split_with_context"
 PRESERVE_AND_FLAG: Final = "preserve_and_flag"
 OVERSIZED_BLOCK_POLICIES: Final = (SPLIT_WITH_CONTEXT, PRESERVE_AND_FLAG)
 
-SEMANTIC_MODES: Final = ("heuristic", "disabled")
-_LATER_MODES: Final = {"llm": "ChatBoundaryRefiner"}
+LLM: Final = "llm"
+SEMANTIC_MODES: Final = ("heuristic", "disabled", LLM)
 
 _INTEGER_FIELDS: Final = (
     "target_tokens",
@@ -57,7 +64,9 @@ class PackingConfig:
     ``max_overlap_tokens``) repeats trailing prose of the previous chunk of the same
     section. The ``preserve_*`` flags keep a structure's preferred split points and
     repeated context (off: that structure is split like prose); ``semantic_mode=
-    "disabled"`` drops sentence preferences; ``oversized_block_policy`` says what happens
+    "disabled"`` drops sentence preferences; ``semantic_mode="llm"`` (with its required
+    ``semantic_refiner``) prefers model-chosen sentence starts, given to ``pack`` as
+    ``refinements``, over other sentence ends; ``oversized_block_policy`` says what happens
     to content that cannot fit: ``"split_with_context"`` splits it further or raises
     ``ChunkingError``, ``"preserve_and_flag"`` keeps indivisible rows and lines whole and
     flags the chunk ``overflow``.
@@ -77,6 +86,7 @@ class PackingConfig:
     include_heading_path_in_embedding: bool = True
     semantic_mode: str = "heuristic"
     oversized_block_policy: str = SPLIT_WITH_CONTEXT
+    semantic_refiner: Any = None
 
     def __post_init__(self) -> None:
         for name in _INTEGER_FIELDS:
@@ -127,22 +137,54 @@ class PackingConfig:
             )
 
     def _check_modes(self) -> None:
-        if self.semantic_mode in _LATER_MODES:
-            raise ConfigurationError(
-                f"semantic_mode={self.semantic_mode!r} needs a "
-                f"{_LATER_MODES[self.semantic_mode]}, which is not available in this "
-                f"version; use one of {list(SEMANTIC_MODES)} (there is no silent fallback)"
-            )
         if self.semantic_mode not in SEMANTIC_MODES:
             raise ConfigurationError(
                 f"'semantic_mode' must be one of {list(SEMANTIC_MODES)} "
                 f"(got {self.semantic_mode!r})"
             )
+        self._check_refiner()
         if self.oversized_block_policy not in OVERSIZED_BLOCK_POLICIES:
             raise ConfigurationError(
                 f"'oversized_block_policy' must be one of {list(OVERSIZED_BLOCK_POLICIES)} "
                 f"(got {self.oversized_block_policy!r})"
             )
+
+    def _check_refiner(self) -> None:
+        refiner = self.semantic_refiner
+        if self.semantic_mode == LLM and refiner is None:
+            raise ConfigurationError(
+                "semantic_mode='llm' needs a semantic_refiner: pass "
+                "semantic_refiner=ChatBoundaryRefiner(llm=..., identity=..., "
+                "allow_external_transmission=True), or use semantic_mode='heuristic' "
+                "(there is no silent fallback)"
+            )
+        if refiner is None:
+            return
+        if self.semantic_mode != LLM:
+            raise ConfigurationError(
+                f"semantic_refiner ({type(refiner).__name__}) is used only by "
+                f"semantic_mode='llm' (got {self.semantic_mode!r}); set "
+                "semantic_mode='llm' or remove semantic_refiner"
+            )
+        missing = [
+            name for name in ("config", "refine") if not callable(getattr(refiner, name, None))
+        ]
+        if missing:
+            raise ConfigurationError(
+                f"semantic_refiner {type(refiner).__name__} must offer config() and "
+                f"async refine(node_id=, text=, allowed=) (missing: {', '.join(missing)}); "
+                "use fastrag.ingestion.steps.chunking.ChatBoundaryRefiner"
+            )
+        if not isinstance(refiner.config(), Mapping):
+            raise ConfigurationError(
+                f"semantic_refiner {type(refiner).__name__}.config() must return a mapping "
+                "(its nonsecret identity)"
+            )
+
+    @property
+    def refined(self) -> bool:
+        """Whether prose boundaries are proposed by a chat model (``semantic_mode="llm"``)."""
+        return self.semantic_mode == LLM
 
     @property
     def sentences(self) -> bool:
@@ -155,5 +197,17 @@ class PackingConfig:
         return self.oversized_block_policy == PRESERVE_AND_FLAG
 
     def identity(self) -> dict[str, Any]:
-        """Every field by name: the configuration part of ``engine_identity``."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        """Every field by name: the configuration part of ``engine_identity``.
+
+        The refiner enters as its ``config()`` (nonsecret), and only when there is one,
+        so configurations without a refiner keep exactly the identity (and chunk ids)
+        they had before refiners existed.
+        """
+        found = {
+            field.name: getattr(self, field.name)
+            for field in fields(self)
+            if field.name != "semantic_refiner"
+        }
+        if self.semantic_refiner is not None:
+            found["semantic_refiner"] = dict(self.semantic_refiner.config())
+        return found

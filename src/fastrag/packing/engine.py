@@ -13,6 +13,10 @@ no cache, no async, no logging of text. The stages, each in its own module:
 ``engine_identity`` names everything that determines the output — the engine version,
 the configuration, the tokenizer and the normalizer — and is stored in every chunk, so
 chunk ids and caches change whenever any of them does.
+
+``refinements`` (``semantic_mode="llm"``) carry boundaries a chat model already chose —
+the caller asks the model (``refinable.refinement_requests`` says which paragraphs);
+the engine only prefers those boundaries and stays pure and synchronous.
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ def pack(
     config: PackingConfig,
     *,
     normalizer_identity: str | None = None,
+    refinements: Mapping[str, tuple[int, ...]] | None = None,
 ) -> tuple[Piece, ...]:
     """Pack one normalized document into structural chunks, in source order.
 
@@ -65,10 +70,12 @@ def pack(
     ``config.max_tokens`` under ``tokenizer`` unless it carries ``overflow=True``
     (``preserve_and_flag`` only); the chunks' retained intervals partition the
     document's coverage units exactly once. ``normalizer_identity`` (default: the
-    tree's format name) enters ``engine_identity``. Raises ``ChunkingError`` when
-    ``split_with_context`` cannot make some content fit.
+    tree's format name) enters ``engine_identity``. ``refinements`` maps a paragraph's
+    node id to source offsets a chat model chose (used only with ``semantic_mode="llm"``;
+    offsets that are not sentence starts of that paragraph are ignored). Raises
+    ``ChunkingError`` when ``split_with_context`` cannot make some content fit.
     """
-    layout = build_layout(normalized, config)
+    layout = build_layout(normalized, config, refinements if config.refined else None)
     if not layout.blocks:
         return ()
     identity = engine_identity(

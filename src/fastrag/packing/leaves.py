@@ -20,6 +20,7 @@ and titles, outermost first) once, shared by all its blocks.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -81,6 +82,9 @@ class Block(NamedTuple):
     """No retained run shows a non-whitespace character. A chunk of only such blocks
     would be whitespace (or a bare bullet), which the ``Chunker`` base drops: blank blocks
     always travel with a neighbour, and a document of only blank blocks yields nothing."""
+    refined: tuple[int, ...] = ()
+    """Display offsets a chat model chose as boundaries (``pack(refinements=...)``),
+    kept only for a block whose display is its exact source slice; empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +174,17 @@ class _Builder:
         return index
 
 
-def build_layout(normalized: NormalizedDocument, config: PackingConfig) -> Layout:
-    """Group the units into blocks, in source order, with display runs and lineage."""
+def build_layout(
+    normalized: NormalizedDocument,
+    config: PackingConfig,
+    refinements: Mapping[str, tuple[int, ...]] | None = None,
+) -> Layout:
+    """Group the units into blocks, in source order, with display runs and lineage.
+
+    ``refinements`` (block node id -> source offsets) become each block's ``refined``
+    display offsets; offsets outside a block, and blocks that are not a verbatim source
+    slice, are ignored (the splitter re-checks every offset against its sentences).
+    """
     content = normalized.content
     builder = _Builder(normalized)
     nodes = builder.nodes
@@ -223,6 +236,9 @@ def build_layout(normalized: NormalizedDocument, config: PackingConfig) -> Layou
                 gap_verbatim=verbatim,
                 pure=all(run[4] in _VERBATIM for run in runs),
                 blank=not any(text[r[0] : r[1]].strip() for r in runs if r[4] in RETAINED),
+                refined=_refined(refinements, block_id, text, content, start, end)
+                if refinements
+                else (),
             )
         )
         previous_end = end
@@ -239,3 +255,20 @@ def build_layout(normalized: NormalizedDocument, config: PackingConfig) -> Layou
         else:
             retained.append((unit.span.start, unit.span.end))
     return Layout(normalized, tuple(blocks), tuple(sections), tuple(ranges), tuple(retained))
+
+
+def _refined(
+    refinements: Mapping[str, tuple[int, ...]] | None,
+    block_id: str,
+    text: str,
+    content: str,
+    start: int,
+    end: int,
+) -> tuple[int, ...]:
+    """A block's refined source offsets as display offsets, if its display is its source."""
+    if not refinements:
+        return ()
+    offsets = refinements.get(block_id)
+    if not offsets or text != content[start:end]:
+        return ()
+    return tuple(sorted({offset - start for offset in offsets if start < offset < end}))

@@ -44,7 +44,7 @@ def test_invalid_configurations_are_refused_naming_the_value(case: str) -> None:
         StructureAwareChunker(tokenizer=Utf8ByteTokenizer(), cache=False, **options)
 
 
-def test_llm_mode_is_refused_until_its_refiner_exists() -> None:
+def test_llm_mode_without_a_refiner_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="ChatBoundaryRefiner") as caught:
         PackingConfig(semantic_mode="llm")
     assert "no silent fallback" in str(caught.value)

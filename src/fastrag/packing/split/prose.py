@@ -6,6 +6,12 @@ than a language model: it is deterministic, fast and good enough to prefer a sen
 end over a word boundary. ``semantic_mode="disabled"`` drops the sentence and line
 levels, so prose is cut at words. Word and character cuts are made by the refiner from
 the tokenizer's boundaries (see ``refine.py``), not enumerated here.
+
+``semantic_mode="llm"`` adds one level above sentences, ``REFINED``: the sentence ends
+whose following sentence start a chat model chose (``Block.refined``). A proposal is
+only a preference among cuts the heuristic already allows — an offset that is not a
+sentence start here offers nothing — and every other level stays below it as the
+fallback, so budgets and coverage never depend on the model.
 """
 
 from __future__ import annotations
@@ -17,7 +23,15 @@ from fastrag.packing.blocks import Strength
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.split._site import ContextRange, CutSite, inside_unit_levels, ranges_of
 
-__all__ = ["LINE_BREAK", "SENTENCE_END", "LinesSplitter", "ProseSplitter", "sentence_ranges"]
+__all__ = [
+    "LINE_BREAK",
+    "REFINED",
+    "SENTENCE_END",
+    "LinesSplitter",
+    "ProseSplitter",
+    "sentence_ranges",
+    "sentence_starts",
+]
 
 SENTENCE_END: Final = re.compile(
     r"(?:[.!?…]+[\"'”’)\]]*(\s+)(?=\S))|(?:[。！？]+[\"'”’)\]」』]*()(?=\S))"
@@ -25,6 +39,9 @@ SENTENCE_END: Final = re.compile(
 """A sentence end: Western punctuation then whitespace (group 1), or a CJK stop (group 2)."""
 
 LINE_BREAK: Final = re.compile(r"\n+")
+
+REFINED: Final = int(Strength.SENTENCE) + 5
+"""A sentence end a chat model chose: above ``SENTENCE``, below ``CODE_BLANK``."""
 
 
 def sentence_ranges(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -40,6 +57,11 @@ def sentence_ranges(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return found
 
 
+def sentence_starts(text: str) -> tuple[int, ...]:
+    """Offsets where a sentence after the first begins: what a refiner may choose."""
+    return tuple(sorted({high for _, high in sentence_ranges(text, 0, len(text))}))
+
+
 class ProseSplitter:
     """Paragraphs, block quotes, headings and anything without a dedicated splitter."""
 
@@ -50,7 +72,12 @@ class ProseSplitter:
     def __init__(self, site: CutSite, config: PackingConfig) -> None:
         self.site = site
         unit = (Strength.UNIT,) if len(site.block.slots) > 1 else ()
-        self._levels: tuple[int, ...] = (*unit, *inside_unit_levels(config.sentences))
+        refined = (REFINED,) if site.block.refined and config.refined else ()
+        self._levels: tuple[int, ...] = (
+            *unit,
+            *refined,
+            *inside_unit_levels(config.sentences),
+        )
 
     @property
     def mandatory_context(self) -> bool:
@@ -67,6 +94,13 @@ class ProseSplitter:
             return [(cut, cut) for _, cut in self.site.slot_starts(start, end)]
         if level == Strength.SENTENCE:
             return sentence_ranges(self.site.text, start, end)
+        if level == REFINED:
+            chosen = self.site.block.refined
+            return [
+                (low, high)
+                for low, high in sentence_ranges(self.site.text, start, end)
+                if high in chosen
+            ]
         if level == Strength.LINE:
             return ranges_of(LINE_BREAK, self.site.text, start, end)
         return []

@@ -6,6 +6,12 @@ the tree to ``fastrag.packing.pack`` and yields its ``(content, metadata)`` piec
 engine's output is validated independently (``validate_structure_chunks``) on every
 fresh and replayed result. Nothing here packs: every output choice lives in
 ``PackingConfig`` and every algorithm in ``fastrag.packing``.
+
+``semantic_mode="llm"`` is the one asynchronous path: ``asplit`` asks the injected
+``semantic_refiner`` about the eligible paragraphs (``fastrag.packing.refinable``) and
+packs with its answers; the synchronous ``split`` refuses it rather than call a model
+from a blocking API. Model calls, cache hits and fallbacks are reported through
+``diagnostics`` (``ChunkValidation``), never in chunks.
 """
 
 from __future__ import annotations
@@ -15,16 +21,19 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import ConfigurationError
+from fastrag.ingestion.steps.chunking._structure_llm import ModelObservations, refine_paragraphs
 from fastrag.ingestion.steps.chunking.base import Chunker, Piece
 from fastrag.models import ContentFormat, Document
 from fastrag.normalization import NormalizedDocument, NormalizerRegistry
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.contract import STRUCTURE_VERSION, embedding_prefix
 from fastrag.packing.engine import ENGINE_VERSION, pack
+from fastrag.packing.refinable import refinement_requests
 from fastrag.packing.validation import ChunkValidation
 from fastrag.packing.validator import validate_structure_chunks
 
 if TYPE_CHECKING:
+    from fastrag.ingestion.steps.chunking.refiner import ChatBoundaryRefiner
     from fastrag.pipeline import CacheSetting, ExecutionContext, Policy
     from fastrag.tokenization import Tokenizer
 
@@ -32,6 +41,9 @@ __all__ = ["StructureAwareChunker"]
 
 Diagnostics = Callable[[ChunkValidation], object]
 """Receives each output validation report (runtime only: never part of identity)."""
+
+_Pending = tuple[Document, NormalizedDocument, ModelObservations | None]
+"""What ``split``/``asplit`` leave for ``validate_output``: the tree and model observations."""
 
 _PENDING_TREES: Final = 64
 """Trees kept between ``transform`` and ``validate_output`` (one per in-flight item)."""
@@ -46,10 +58,13 @@ class StructureAwareChunker(Chunker):
     (``content_format = "markdown"``) with the structural metadata of
     ``fastrag.packing.contract``; ``build_embedding_text`` gives what is embedded.
 
-    ``semantic_mode="llm"`` and ``semantic_refiner`` arrive with ``ChatBoundaryRefiner``
-    in a later version: asking for them is a ``ConfigurationError`` today, never a
-    silent fallback. ``diagnostics``, when given, is called with the
-    ``ChunkValidation`` of every validated output.
+    ``semantic_mode="llm"`` needs ``semantic_refiner`` (a ``ChatBoundaryRefiner`` with
+    ``allow_external_transmission=True``) and runs through ``asplit`` (a pipeline does):
+    paragraphs of Markdown/RST over ``target_tokens`` are sent, and the model's chosen
+    sentence starts are preferred cuts; every failure keeps the heuristic cut. Chunk ids
+    always differ from ``"heuristic"`` mode's (the refiner's ``config()`` is part of the
+    engine identity), even where no boundary moved. ``diagnostics``, when given, is
+    called with the ``ChunkValidation`` of every validated output.
     """
 
     content_format = ContentFormat.MARKDOWN
@@ -73,7 +88,7 @@ class StructureAwareChunker(Chunker):
         preserve_list_hierarchy: bool = True,
         include_heading_path_in_embedding: bool = True,
         semantic_mode: str = "heuristic",
-        semantic_refiner: object | None = None,
+        semantic_refiner: ChatBoundaryRefiner | None = None,
         oversized_block_policy: str = "split_with_context",
         cache: CacheSetting = None,
         policy: Policy | None = None,
@@ -94,12 +109,13 @@ class StructureAwareChunker(Chunker):
             include_heading_path_in_embedding=include_heading_path_in_embedding,
             semantic_mode=semantic_mode,
             oversized_block_policy=oversized_block_policy,
+            semantic_refiner=semantic_refiner,
         )
-        if semantic_refiner is not None:
+        if getattr(semantic_refiner, "allow_external_transmission", True) is not True:
             raise ConfigurationError(
-                f"semantic_refiner ({type(semantic_refiner).__name__}) is used only by "
-                "semantic_mode='llm', which arrives with ChatBoundaryRefiner in a later "
-                "version; remove semantic_refiner (heuristic boundaries need none)"
+                "semantic_refiner has allow_external_transmission=False, so it may send "
+                "nothing to its chat model: pass ChatBoundaryRefiner(..., "
+                "allow_external_transmission=True), or use semantic_mode='heuristic'"
             )
         if diagnostics is not None and not callable(diagnostics):
             raise ConfigurationError(
@@ -113,9 +129,9 @@ class StructureAwareChunker(Chunker):
                 f"normalizers must be a NormalizerRegistry (got "
                 f"{type(self.normalizers).__name__}); register custom adapters on one"
             )
-        self.semantic_refiner = None
+        self.semantic_refiner: ChatBoundaryRefiner | None = semantic_refiner
         self.diagnostics = diagnostics
-        self._trees: OrderedDict[int, tuple[Document, NormalizedDocument]] = OrderedDict()
+        self._trees: OrderedDict[int, _Pending] = OrderedDict()
         super().__init__(cache=cache, policy=policy)
 
     @property
@@ -140,14 +156,51 @@ class StructureAwareChunker(Chunker):
 
     def split(self, document: Document) -> Iterator[Piece]:
         """Normalize once, then use the independently callable tree engine."""
+        self._refuse_sync("split", "asplit(document)")
         normalized = self.normalizers.normalize(document)
-        self._remember(document, normalized)
+        self._remember(document, normalized, None)
         yield from self.split_normalized(normalized)
 
     async def asplit(self, document: Document) -> AsyncIterator[Piece]:
-        """Normalize, then deterministically pack (CPU-bound; no model is called)."""
-        for piece in self.split(document):
+        """Normalize, optionally refine safe prose, then deterministically pack."""
+        if not self.packing.refined:
+            for piece in self.split(document):
+                yield piece
+            return
+        normalized = self.normalizers.normalize(document)
+        refinements, observed = await self._refinements(normalized)
+        self._remember(document, normalized, observed)
+        for piece in self._pack(normalized, refinements):
             yield piece
+
+    async def _refinements(
+        self, normalized: NormalizedDocument
+    ) -> tuple[dict[str, tuple[int, ...]], ModelObservations]:
+        """Ask the refiner about every eligible paragraph at once."""
+        requests = refinement_requests(normalized, self.tokenizer, self.packing)
+        return await refine_paragraphs(self.packing.semantic_refiner, requests)
+
+    def _refuse_sync(self, name: str, instead: str) -> None:
+        if self.packing.refined:
+            raise ConfigurationError(
+                f"{name}() is synchronous, but semantic_mode='llm' calls a chat model: "
+                f"use 'async for piece in chunker.{instead}', or run the chunker in a "
+                "pipeline (which calls asplit); semantic_mode='heuristic' needs no model"
+            )
+
+    def _pack(
+        self,
+        normalized: NormalizedDocument,
+        refinements: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+        identity = self._normalizer_identity(normalized.format)
+        return pack(
+            normalized,
+            self.tokenizer,
+            self.packing,
+            normalizer_identity=identity,
+            refinements=refinements,
+        )
 
     def split_normalized(
         self, normalized: NormalizedDocument, *, _refined: bool = False
@@ -158,21 +211,31 @@ class StructureAwareChunker(Chunker):
                 f"split_normalized takes a NormalizedDocument (got "
                 f"{type(normalized).__name__}); call split(document) for a Document"
             )
-        identity = self._normalizer_identity(normalized.format)
-        yield from pack(normalized, self.tokenizer, self.packing, normalizer_identity=identity)
+        self._refuse_sync("split_normalized", "asplit_normalized(normalized)")
+        yield from self._pack(normalized)
 
     async def asplit_normalized(
         self, normalized: NormalizedDocument
     ) -> AsyncIterator[tuple[str, Mapping[str, Any]]]:
         """Async tree API; each call packs with its own state, so documents never mix."""
-        for piece in self.split_normalized(normalized):
+        if not self.packing.refined:
+            for piece in self.split_normalized(normalized):
+                yield piece
+            return
+        if not isinstance(normalized, NormalizedDocument):
+            raise ConfigurationError(
+                f"asplit_normalized takes a NormalizedDocument (got "
+                f"{type(normalized).__name__}); call asplit(document) for a Document"
+            )
+        refinements, _ = await self._refinements(normalized)
+        for piece in self._pack(normalized, refinements):
             yield piece
 
     async def validate_output(
         self, item: Document, produced: Sequence[Document], context: ExecutionContext
     ) -> None:
         """Independently validate fresh or cached output against the parent's tree."""
-        normalized = self._recall(item)
+        normalized, observed = self._recall(item)
         report = validate_structure_chunks(
             normalized,
             produced,
@@ -181,20 +244,28 @@ class StructureAwareChunker(Chunker):
             self.packing.max_overlap_tokens,
             self.packing.min_preferred_tokens,
         )
+        if observed is not None:
+            report = observed.report(report, produced)
         if self.diagnostics is not None:
             self.diagnostics(report)
 
-    def _remember(self, document: Document, normalized: NormalizedDocument) -> None:
-        self._trees[id(document)] = (document, normalized)
+    def _remember(
+        self,
+        document: Document,
+        normalized: NormalizedDocument,
+        observed: ModelObservations | None,
+    ) -> None:
+        self._trees[id(document)] = (document, normalized, observed)
         while len(self._trees) > _PENDING_TREES:
             self._trees.popitem(last=False)
 
-    def _recall(self, item: Document) -> NormalizedDocument:
-        """The tree ``split`` built for ``item``, or a fresh one (replayed output)."""
+    def _recall(self, item: Document) -> tuple[NormalizedDocument, ModelObservations | None]:
+        """The tree ``split`` built for ``item`` and what the model did, or a fresh tree
+        and nothing (replayed output: no model was asked)."""
         entry = self._trees.pop(id(item), None)
         if entry is not None and entry[0] is item:
-            return entry[1]
-        return self.normalizers.normalize(item)
+            return entry[1], entry[2]
+        return self.normalizers.normalize(item), None
 
     def identity_parts(self, text: str, metadata: Mapping[str, Any]) -> tuple[str, ...]:
         """Lineage, configuration and embedding context make a structural chunk's id."""
