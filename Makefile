@@ -36,6 +36,10 @@ test: lint typecheck unit
 demo: install
 	$(BIN)/fastrag ingest examples/documents -o out/chunks.jsonl --report out/report.json
 	$(BIN)/fastrag validate out/chunks.jsonl --source-dir examples/documents
+	$(BIN)/fastrag ingest examples/documents -o out/indexed.jsonl --store milvus:out/fastrag.db \
+		--metadata tenant=demo
+	$(BIN)/fastrag search "How do I define a class in Python?" --store milvus:out/fastrag.db \
+		--tenant demo --k 3 --expand-sections --sections out/indexed.jsonl.sections.sqlite
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .coverage build dist src/*.egg-info

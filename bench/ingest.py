@@ -1,16 +1,23 @@
 """Whole-process ``fastrag ingest`` throughput as a ratio to the chunking engine alone.
 
     .venv/bin/python bench/ingest.py [CORPUS_ROOT] [--rounds N] [--workers 1 2]
+                                     [--engine local|dask] [--ingest-only]
 
 CORPUS_ROOT defaults to /work/bench-corpus (md, html, rst — named ``*.rst.txt``, read as
 rst through ``--format`` — and txt). Each round times, by wall clock:
 
 * the engine alone: ``StructureAwareChunker().split`` over every parsed document, in this
   process (the documents are parsed beforehand, untimed, by the same parsers);
-* ``fastrag ingest CORPUS_ROOT -o OUT --workers N`` as a subprocess, for each N: the whole
-  job — interpreter start, imports, discovery, hashing, parsing, chunking, the
-  independent validation of every chunk set, records, the sorted atomic JSONL, the
-  manifest and the report.
+* ``fastrag ingest CORPUS_ROOT -o OUT --workers N [--engine dask]`` as a subprocess, for
+  each N: the whole job — interpreter start, imports, discovery, hashing, parsing,
+  chunking, the independent validation of every chunk set, records, the sorted atomic
+  JSONL, the manifest and the report. With ``--engine dask`` the job starts a Dask
+  ``LocalCluster`` of N worker processes on 127.0.0.1 and closes it; that start and stop
+  are part of the timed job, as they are of a user's. The JSONL of every run is hashed
+  and must be the same bytes for every N and engine (checked; the script fails if not).
+
+``--ingest-only`` skips the engine-alone figures (and the untimed parse they need), for
+a quick workers comparison on a loaded machine.
 
 Reported: pipeline / engine with 1 worker (target <= 1.20) and the speedup of 2 workers
 over 1 (target >= 1.7), medians over the rounds. The machine may be shared: wall-clock
@@ -23,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
 import resource
 import statistics
@@ -67,12 +75,14 @@ def _step(documents: list[Document]) -> float:
     return time.process_time() - cpu
 
 
-def _ingest(root: Path, workers: int) -> tuple[float, float, str]:
+def _ingest(root: Path, workers: int, engine: str) -> tuple[float, float, str, str]:
+    """Wall and CPU seconds of one ``fastrag ingest``, its summary line, its JSONL's sha256."""
     with tempfile.TemporaryDirectory() as folder:
         output = Path(folder) / "out.jsonl"
         command = [
             sys.executable, "-m", "fastrag.cli.main", "ingest", str(root), "-o", str(output),
-            "--workers", str(workers), *(f"--format={rule}" for rule in FORMATS),
+            "--workers", str(workers), "--engine", engine,
+            *(f"--format={rule}" for rule in FORMATS),
         ]  # fmt: skip
         started, cpu = time.perf_counter(), _children_cpu()
         completed = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -81,7 +91,8 @@ def _ingest(root: Path, workers: int) -> tuple[float, float, str]:
         if completed.returncode not in (0, 3):
             raise SystemExit(f"fastrag ingest failed:\n{completed.stderr[-3000:]}")
         summary = completed.stdout.strip().splitlines()[-1]
-    return elapsed, summary_cpu, summary
+        digest = hashlib.sha256(output.read_bytes()).hexdigest()
+    return elapsed, summary_cpu, summary, digest
 
 
 def _children_cpu() -> float:
@@ -95,51 +106,70 @@ def main() -> int:
     parser.add_argument("corpus", nargs="?", default="/work/bench-corpus", type=Path)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--engine", choices=("local", "dask"), default="local")
+    parser.add_argument("--ingest-only", action="store_true")
     args = parser.parse_args()
-    documents = _parsed(args.corpus)
-    size = sum(len(document.content.encode("utf-8")) for document in documents)
-    print(
-        f"{len(documents)} documents, {size / 1e6:.1f} MB parsed text, {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.2f}"
-    )
-    timings: dict[str, list[float]] = {"engine": []}
-    for round_number in range(args.rounds):
-        engine, engine_cpu, chunks = _engine(documents)
-        step_cpu = _step(documents)
-        timings["engine"].append(engine)
-        timings.setdefault("engine-cpu", []).append(engine_cpu)
-        line = (
-            f"round {round_number + 1}: engine {engine:.2f}s ({engine_cpu:.2f} CPU-s, "
-            f"{chunks} chunks); chunker step with validation {step_cpu:.2f} CPU-s "
-            f"({step_cpu / engine_cpu:.2f}x)"
+    if args.ingest_only:
+        print(f"{os.cpu_count()} CPUs, load average {_load()}")
+    else:
+        documents = _parsed(args.corpus)
+        size = sum(len(document.content.encode("utf-8")) for document in documents)
+        print(
+            f"{len(documents)} documents, {size / 1e6:.1f} MB parsed text, {os.cpu_count()} "
+            f"CPUs, load average {_load()}"
         )
+    timings: dict[str, list[float]] = {"engine": []}
+    digests: set[str] = set()
+    for round_number in range(args.rounds):
+        line = f"round {round_number + 1}:"
+        if not args.ingest_only:
+            engine, engine_cpu, chunks = _engine(documents)
+            step_cpu = _step(documents)
+            timings["engine"].append(engine)
+            timings.setdefault("engine-cpu", []).append(engine_cpu)
+            line += (
+                f" engine {engine:.2f}s ({engine_cpu:.2f} CPU-s, {chunks} chunks); chunker "
+                f"step with validation {step_cpu:.2f} CPU-s ({step_cpu / engine_cpu:.2f}x);"
+            )
         for workers in args.workers:
-            elapsed, cpu, summary = _ingest(args.corpus, workers)
+            elapsed, cpu, summary, digest = _ingest(args.corpus, workers, args.engine)
+            digests.add(digest)
             timings.setdefault(f"workers={workers}", []).append(elapsed)
             timings.setdefault(f"cpu={workers}", []).append(cpu)
             line += (
-                f"; ingest --workers {workers} {elapsed:.2f}s ({elapsed / engine:.2f}x, "
-                f"{cpu:.2f} CPU-s)"
+                f" ingest --engine {args.engine} --workers {workers} {elapsed:.2f}s "
+                f"({cpu:.2f} CPU-s, load {_load()});"
             )
-        print(line)
+        print(line.rstrip(";"))
         print(f"  last summary: {summary}")
-    engine = statistics.median(timings["engine"])
+    if len(digests) != 1:
+        raise SystemExit(f"the runs wrote different JSONL bytes: {sorted(digests)}")
+    print(f"every run wrote the same JSONL bytes (sha256 {digests.pop()[:16]}…)")
     for workers in args.workers:
         elapsed = statistics.median(timings[f"workers={workers}"])
         cpu = statistics.median(timings[f"cpu={workers}"])
-        print(
-            f"median: ingest --workers {workers}: {elapsed:.2f}s = {elapsed / engine:.2f}x the "
-            f"engine alone ({size / 1e6 / elapsed:.2f} MB/s); CPU {cpu:.2f}s = "
-            f"{cpu / statistics.median(timings['engine-cpu']):.2f}x the engine's CPU"
-        )
+        line = f"median: ingest --engine {args.engine} --workers {workers}: {elapsed:.2f}s"
+        if not args.ingest_only:
+            engine = statistics.median(timings["engine"])
+            line += (
+                f" = {elapsed / engine:.2f}x the engine alone ({size / 1e6 / elapsed:.2f} "
+                f"MB/s); CPU {cpu:.2f}s = "
+                f"{cpu / statistics.median(timings['engine-cpu']):.2f}x the engine's CPU"
+            )
+        print(line)
     if 1 in args.workers and 2 in args.workers:
         one = statistics.median(timings["workers=1"])
         two = statistics.median(timings["workers=2"])
-        print(
-            f"pipeline overhead with 1 worker: {one / engine - 1:+.0%} (target <= +20%); "
-            f"2 workers: {one / two:.2f}x faster than 1 (target >= 1.7x)"
-        )
+        line = f"--engine {args.engine}: 2 workers {one / two:.2f}x faster than 1 (target >= 1.7x)"
+        if not args.ingest_only:
+            overhead = one / statistics.median(timings["engine"]) - 1
+            line = f"pipeline overhead with 1 worker: {overhead:+.0%} (target <= +20%); " + line
+        print(line)
     return 0
+
+
+def _load() -> str:
+    return "/".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -21,21 +21,28 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastrag._optional import require
 from fastrag.cli._options import TOKENIZER_HELP, tokenizer_from_option
 from fastrag.exceptions import ConfigurationError
+from fastrag.ingestion._job_config import DEFAULT_MAX_TOKENS
 from fastrag.ingestion.job import (
     CHUNKERS,
+    ENGINES,
     FAIL_ON,
+    DocumentIndexed,
     FileIngested,
     IngestConfig,
     IngestResult,
     run_ingest,
 )
-from fastrag.pipeline import Event
+from fastrag.pipeline import Event, EventListener
+
+if TYPE_CHECKING:
+    from fastrag.tokenization import Tokenizer
 
 __all__ = [
     "EXIT_INCOMPLETE",
@@ -165,9 +172,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     chunking.add_argument(
         "--max-tokens",
         type=_positive,
-        default=600,
+        default=None,
         metavar="N",
-        help="hard budget of every chunk's embedding text (default 600)",
+        help="hard budget of every chunk's embedding text (default 600; with --store "
+        "the embedding model's input limit, 256 for all-MiniLM-L6-v2)",
     )
     chunking.add_argument(
         "--target-tokens",
@@ -183,14 +191,62 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="prose overlap between consecutive chunks (default 0)",
     )
-    chunking.add_argument("--tokenizer", default="cl100k_base", help=TOKENIZER_HELP)
+    chunking.add_argument(
+        "--tokenizer",
+        default=None,
+        help=TOKENIZER_HELP + "; with --store the default is the embedding model's own",
+    )
+    indexing = parser.add_argument_group("vector store")
+    indexing.add_argument(
+        "--store",
+        default=None,
+        metavar="milvus:PATH.db|milvus:URI",
+        help="also embed (locally, in this process) and index every chunked document in "
+        "Milvus: a Milvus Lite file or a server URI; unchanged documents are skipped, "
+        "changed ones replaced (see docs/scale.md)",
+    )
+    indexing.add_argument(
+        "--prune",
+        action="store_true",
+        help="with --store: remove the chunks of files that are no longer in INPUT_DIR",
+    )
+    indexing.add_argument(
+        "--embed-batch",
+        type=_positive,
+        default=32,
+        metavar="N",
+        help="with --store: texts per embedding forward pass (default 32)",
+    )
+    indexing.add_argument(
+        "--embedding-model",
+        default=None,
+        metavar="DIR",
+        help="with --store: a local sentence-transformers model directory (default: the "
+        "bundled all-MiniLM-L6-v2; nothing is downloaded)",
+    )
     run_group = parser.add_argument_group("run")
     run_group.add_argument(
         "--workers",
         type=_positive,
         default=1,
         metavar="N",
-        help="worker processes (default 1); the output is identical for any N",
+        help="worker processes (default 1); the output is identical for any N "
+        "(with --engine dask: the local cluster's workers)",
+    )
+    run_group.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="local",
+        help="local (default): this machine's processes; dask: Dask distributed "
+        "workers (pip install 'fastrag-ai[dask]'), a local cluster of --workers "
+        "processes on 127.0.0.1 unless --scheduler is given; same output either way",
+    )
+    run_group.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="with --engine dask: the address of a running Dask scheduler whose "
+        "workers see INPUT_DIR at the same path (see docs/scale.md)",
     )
     run_group.add_argument(
         "--metadata",
@@ -251,6 +307,27 @@ def _overrides(values: list[str]) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _chunk_budget(arguments: argparse.Namespace) -> tuple[Tokenizer, int]:
+    """The chunker's tokenizer and budget: as given, else fitted to the embedding model.
+
+    With ``--store`` every chunk is embedded, and a text over the model's limit is refused
+    (never truncated), so by default chunks are measured in the model's own tokens and
+    capped at its input limit: no chunk can be refused.
+    """
+    if arguments.store is None or (arguments.tokenizer and arguments.max_tokens):
+        return (
+            tokenizer_from_option(arguments.tokenizer or "cl100k_base"),
+            arguments.max_tokens or DEFAULT_MAX_TOKENS,
+        )
+    from fastrag.llm import SentenceTransformerModel
+
+    model = SentenceTransformerModel(arguments.embedding_model)
+    tokenizer = (
+        tokenizer_from_option(arguments.tokenizer) if arguments.tokenizer else model.tokenizer
+    )
+    return tokenizer, arguments.max_tokens or model.max_input_tokens
+
+
 def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
     """The ``IngestConfig`` the parsed options describe."""
     if not arguments.input_dir:
@@ -273,6 +350,7 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         optional["max_pages"] = arguments.max_pages
     if arguments.pdf_password:
         optional["pdf_password"] = arguments.pdf_password
+    tokenizer, max_tokens = _chunk_budget(arguments)
     return IngestConfig(
         input_dir=Path(arguments.input_dir),
         output=Path(arguments.output),
@@ -284,11 +362,17 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         exclude=tuple(arguments.exclude),
         format_overrides=_overrides(arguments.formats),
         chunker=arguments.chunker,
-        tokenizer=tokenizer_from_option(arguments.tokenizer),
-        max_tokens=arguments.max_tokens,
+        tokenizer=tokenizer,
+        max_tokens=max_tokens,
         target_tokens=arguments.target_tokens,
         overlap_tokens=arguments.overlap_tokens,
         workers=arguments.workers,
+        engine=arguments.engine,
+        scheduler=arguments.scheduler,
+        store=arguments.store,
+        prune=arguments.prune,
+        embed_batch=arguments.embed_batch,
+        embedder=arguments.embedding_model,
         metadata=tuple(arguments.metadata),
         require_metadata=tuple(key for key in required if key),
         **optional,
@@ -324,11 +408,13 @@ class _StderrHandler(logging.Handler):
             self.handleError(record)
 
 
-def _run_with_progress(config: IngestConfig, console: Any) -> IngestResult:
+def _run_with_progress(
+    config: IngestConfig, console: Any, extra: Sequence[EventListener] = ()
+) -> IngestResult:
     """Run under a rich progress bar on a terminal, else with plain log lines."""
     if not console.is_terminal:
         _plain_logging()
-        return run_ingest(config, listeners=[_log_file])
+        return run_ingest(config, listeners=[_log_file, *extra])
     progress_module = require("rich.progress", extra="cli", feature="the ingest progress bar")
     with progress_module.Progress(
         *progress_module.Progress.get_default_columns(),
@@ -344,7 +430,30 @@ def _run_with_progress(config: IngestConfig, console: Any) -> IngestResult:
                     task, total=event.total, completed=event.done, current=event.item_id
                 )
 
-        return run_ingest(config, listeners=[advance])
+        return run_ingest(config, listeners=[advance, *extra])
+
+
+class _IndexCounter:
+    """Counts the ``--store`` outcome: documents re-indexed, chunks embedded, unchanged."""
+
+    def __init__(self) -> None:
+        self.indexed = self.embedded = self.unchanged = self.deleted = 0
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, DocumentIndexed):
+            if event.embedded:
+                self.indexed += 1
+                self.embedded += event.embedded
+                self.deleted += event.deleted
+            else:
+                self.unchanged += 1
+
+    def line(self, store: str) -> str:
+        return (
+            f"fastrag ingest: store {store}: {self.indexed} documents indexed "
+            f"({self.embedded} chunks embedded, {self.deleted} old chunks removed), "
+            f"{self.unchanged} unchanged"
+        )
 
 
 def summary_line(result: IngestResult) -> str:
@@ -369,11 +478,14 @@ def run(arguments: argparse.Namespace) -> int:
     config = config_from_arguments(arguments)
     console_module = require("rich.console", extra="cli", feature="fastrag ingest output")
     progress_console = console_module.Console(stderr=True)
-    result = _run_with_progress(config, progress_console)
+    indexed = _IndexCounter()
+    result = _run_with_progress(config, progress_console, [indexed])
     console = console_module.Console()
     if not console.is_terminal:
         # A log file or pipe has no width; 80 columns would truncate the report's figures.
         console = console_module.Console(width=_PLAIN_WIDTH)
     result.report.render_table(console)
     console.print(summary_line(result), markup=False, highlight=False, soft_wrap=True)
+    if config.store is not None:
+        console.print(indexed.line(config.store), markup=False, highlight=False, soft_wrap=True)
     return EXIT_INCOMPLETE if result.incomplete(arguments.fail_on) else EXIT_OK

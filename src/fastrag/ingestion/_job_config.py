@@ -32,8 +32,10 @@ if TYPE_CHECKING:
 __all__ = [
     "CHUNKERS",
     "DEFAULT_MAX_TOKENS",
+    "ENGINES",
     "FAIL_ON",
     "ChunkerName",
+    "EngineName",
     "FailOn",
     "IngestConfig",
     "Plan",
@@ -42,11 +44,18 @@ __all__ = [
 
 ChunkerName = Literal["structure", "recursive", "heading"]
 FailOn = Literal["failed", "quarantined", "any", "never"]
+EngineName = Literal["local", "dask"]
 
 CHUNKERS: Final[tuple[ChunkerName, ...]] = ("structure", "recursive", "heading")
 """``structure`` (default): ``StructureAwareChunker``, exact token budget; ``recursive``:
 ``RecursiveCharacterTextSplitter`` with ``4 × max_tokens`` characters (no token promise);
 ``heading``: ``HeadingChunker``, whole Markdown/text sections (no size cap)."""
+
+ENGINES: Final[tuple[EngineName, ...]] = ("local", "dask")
+"""``local`` (default): this process, or a spawn process pool for ``workers > 1``;
+``dask``: Dask distributed workers (``scheduler``, else a loopback ``LocalCluster``)."""
+
+SCHEDULER_SCHEMES: Final = ("tcp://", "tls://")
 
 FAIL_ON: Final[tuple[FailOn, ...]] = ("failed", "quarantined", "any", "never")
 """Which final states make a run "incomplete" (``any``: failed or quarantined)."""
@@ -100,7 +109,16 @@ class IngestConfig:
     thirds of ``max_tokens``. ``max_pages`` caps a PDF's pages; ``pdf_password`` opens
     encrypted PDFs (``--pdf-password``). ``workers > 1`` runs a spawn-context process pool; the
     output is byte-identical for any value. ``batch_size`` is how many files a worker
-    takes at a time (None: chosen from the file count).
+    takes at a time (None: chosen from the file count). ``engine="dask"`` runs the
+    batches on Dask distributed workers instead — of the cluster at ``scheduler``
+    (``tcp://host:port``), else of a ``LocalCluster`` of ``workers`` processes on
+    127.0.0.1 started for the run; the output is the same bytes as a local run's.
+
+    ``store`` (``milvus:PATH.db`` or ``milvus:http://HOST:19530``) also indexes every
+    chunked document there, embedded in this process by the local sentence-transformers
+    model at ``embedder`` (None: all-MiniLM-L6-v2), ``embed_batch`` texts per forward
+    pass; unchanged documents are skipped and ``prune`` removes files that are gone
+    (``fastrag.ingestion._job_index``).
     """
 
     input_dir: Path
@@ -126,6 +144,12 @@ class IngestConfig:
     max_pages: int = DEFAULT_MAX_PAGES
     pdf_password: str | None = field(default=None, repr=False)
     """A secret: passed to the PDF parser only, never into identities, logs or output."""
+    engine: EngineName = "local"
+    scheduler: str | None = None
+    store: str | None = None
+    embedder: str | None = None
+    embed_batch: int = 32
+    prune: bool = False
 
     def __post_init__(self) -> None:
         for name in ("input_dir", "output"):
@@ -165,7 +189,9 @@ class IngestConfig:
                 f"IngestConfig 'overlap_tokens' ({self.overlap_tokens}) must be below "
                 f"'max_tokens' ({self.max_tokens}); lower the overlap"
             )
-        if self.workers > 1 and self.tokenizer is not None:
+        _check_engine(self.engine, self.scheduler)
+        _check_store(self)
+        if (self.workers > 1 or self.engine == "dask") and self.tokenizer is not None:
             _check_picklable(self.tokenizer)
         pairs = self.metadata.items() if isinstance(self.metadata, Mapping) else self.metadata
         checked = check_caller_metadata(dict(pairs), origin="caller metadata (--metadata)")
@@ -189,6 +215,45 @@ class IngestConfig:
         return dict(self.metadata)
 
 
+def _check_engine(engine: object, scheduler: object) -> None:
+    if engine not in ENGINES:
+        raise ConfigurationError(
+            f"IngestConfig 'engine' must be one of {list(ENGINES)} (got {engine!r:.40})"
+        )
+    if scheduler is None:
+        return
+    if engine != "dask":
+        raise ConfigurationError(
+            "IngestConfig 'scheduler' is the address of a Dask scheduler; it needs "
+            "engine='dask' (--engine dask)"
+        )
+    if not isinstance(scheduler, str) or not scheduler.startswith(SCHEDULER_SCHEMES):
+        raise ConfigurationError(
+            f"IngestConfig 'scheduler' must be a Dask scheduler address such as "
+            f"tcp://10.0.0.5:8786 (got {scheduler!r:.60})"
+        )
+
+
+def _check_store(config: IngestConfig) -> None:
+    """``store``/``embedder``/``embed_batch``/``prune`` (the vector store options)."""
+    _int_at_least("embed_batch", config.embed_batch, 1)
+    if config.store is None:
+        if config.prune or config.embedder is not None:
+            raise ConfigurationError(
+                "IngestConfig 'prune' and 'embedder' apply to the vector store; set 'store' "
+                "(--store milvus:PATH.db) or drop them"
+            )
+        return
+    from fastrag.ingestion._job_index import store_uri
+
+    store_uri(config.store)
+    if config.embedder is not None and not isinstance(config.embedder, str):
+        raise ConfigurationError(
+            f"IngestConfig 'embedder' must be the path of a local sentence-transformers model "
+            f"directory or None (got {type(config.embedder).__name__})"
+        )
+
+
 def _check_picklable(tokenizer: object) -> None:
     """Workers receive the config by pickle; say so now rather than from a dead pool."""
     try:
@@ -196,8 +261,8 @@ def _check_picklable(tokenizer: object) -> None:
     except Exception as error:  # any pickling failure means the same to the caller
         raise ConfigurationError(
             f"IngestConfig 'tokenizer' ({type(tokenizer).__name__}) cannot be sent to worker "
-            f"processes ({error}); use workers=1, or give the tokenizer a __reduce__ that "
-            "rebuilds it (as the built-in tokenizers do)"
+            f"processes ({error}); use workers=1 with the local engine, or give the tokenizer "
+            "a __reduce__ that rebuilds it (as the built-in tokenizers do)"
         ) from error
 
 

@@ -11,13 +11,16 @@ run:
 3. the rest flow through the graph a user would compose — ``chunker(parser(source))``
    with ``default_parsers()`` and the configured chunker, under ``Pipeline`` with
    ``Policy(on_failure="skip")`` and the SQLite step cache when configured — in this
-   process or, for ``workers > 1``, in a spawn-context process pool (same graph, a share
-   of the files each);
+   process, for ``workers > 1`` in a spawn-context process pool, or with
+   ``engine="dask"`` on Dask distributed workers (same graph, a batch of files each);
 4. every file ends in exactly one manifest state: ``chunked`` (≥ 1 record), ``empty``
    (parsed, nothing to chunk), ``skipped``, ``failed`` or ``quarantined``; records go to
    ``JsonlWriter`` (sorted, atomic: a killed run leaves the previous output intact), the
    entries to the SQLite manifest, both to the report; quarantined files are copied,
    with a ``.reason.txt``, into ``quarantine`` when configured.
+5. with ``store`` set, each chunked document is embedded and indexed in the vector store
+   as it finishes, in this process (``_job_index``: unchanged documents skipped, one
+   generation per document, ``prune`` for files that are gone).
 
 Listeners receive every pipeline event (``ItemStarted``, ``CacheHit``, ``ItemCompleted``,
 ``ItemFailed``, …; from workers, per finished batch) and one ``FileIngested`` per
@@ -39,13 +42,16 @@ from typing import Any, Final
 from fastrag.exceptions import ConfigurationError, PipelineError
 from fastrag.ingestion._job_config import (
     CHUNKERS,
+    ENGINES,
     FAIL_ON,
     ChunkerName,
+    EngineName,
     FailOn,
     IngestConfig,
     Plan,
     build_plan,
 )
+from fastrag.ingestion._job_index import DocumentIndexed, StoreIndex, open_index
 from fastrag.ingestion._job_run import DocumentOutcome, run_share
 from fastrag.ingestion.jsonl import JsonlWriter
 from fastrag.ingestion.manifest import FAILED, QUARANTINED, STATES, Manifest, ManifestEntry
@@ -56,8 +62,11 @@ from fastrag.pipeline import CacheHit, Event, EventListener, ItemStarted
 
 __all__ = [
     "CHUNKERS",
+    "ENGINES",
     "FAIL_ON",
     "ChunkerName",
+    "DocumentIndexed",
+    "EngineName",
     "FailOn",
     "FileIngested",
     "IngestConfig",
@@ -171,6 +180,8 @@ class _Run:
         self.pending: list[ManifestEntry] = []
         self.sources: dict[str, SourceFile] = {}
         """Accepted files by relative path, to quarantine one the graph gives up on."""
+        self.index: StoreIndex | None = None
+        """The vector store indexer (``config.store``): settles each file's chunks there."""
 
     def emit(self, event: Event) -> None:
         for listener in self.listeners:
@@ -183,6 +194,8 @@ class _Run:
                 f"{entry.path!r} reached a final state twice; this is a fastrag bug, please "
                 "report it"
             )
+        if self.index is not None:
+            entry, records = self.index.settle(entry, records)
         self.entries[entry.path] = entry
         if records:
             self.writer.add(entry.path, records)
@@ -286,7 +299,8 @@ def _admit(run: _Run, files: Sequence[SourceFile], version: str) -> list[Documen
 def _process(
     run: _Run, plan: Plan, raws: Sequence[Document], listeners: Sequence[EventListener]
 ) -> None:
-    """Run the graph over ``raws`` here or on the pool; finish each file as it completes."""
+    """Run the graph over ``raws`` here, on the pool or on Dask; finish each file as it
+    completes."""
 
     def finish(outcome: DocumentOutcome) -> None:
         entry = outcome.entry
@@ -294,12 +308,18 @@ def _process(
             run.quarantine(run.sources[entry.path], entry.reason)
         run.finish(entry, outcome.records)
 
-    if run.config.workers == 1 or len(raws) <= 1:
+    if run.config.engine == "dask":
+        from fastrag.ingestion._job_dask import run_dask
+
+        results = run_dask(run.config, raws)
+    elif run.config.workers == 1 or len(raws) <= 1:
         asyncio.run(_consume(plan, raws, listeners, finish))
         return
-    from fastrag.ingestion._job_workers import run_pool
+    else:
+        from fastrag.ingestion._job_workers import run_pool
 
-    for batch in run_pool(run.config, raws):
+        results = run_pool(run.config, raws)
+    for batch in results:
         for event in batch.events:
             for listener in listeners:
                 listener(event)
@@ -353,11 +373,18 @@ def run_ingest(config: IngestConfig, *, listeners: Iterable[EventListener] = ())
     with Manifest(config.manifest_path) as manifest:
         with JsonlWriter(config.output) as writer:
             run = _Run(config, manifest, writer, every, len(files))
-            raws = _admit(run, files, plan.ingestion_version)
-            _process(run, plan, raws, every)
-            record_count = writer.record_count
+            run.index = open_index(config, manifest, run.emit)
+            try:
+                raws = _admit(run, files, plan.ingestion_version)
+                _process(run, plan, raws, every)
+                record_count = writer.record_count
+                discovered = [source.relative_path for source in files]
+                if run.index is not None and config.prune:
+                    run.index.prune(discovered)
+            finally:
+                if run.index is not None:
+                    run.index.close()
         run.flush()
-        discovered = [source.relative_path for source in files]
         manifest.prune(discovered)
         manifest.verify_complete(discovered)
     if plan.cache is not None:

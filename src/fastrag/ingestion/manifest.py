@@ -42,8 +42,9 @@ FAILED: Final = "failed"
 QUARANTINED: Final = "quarantined"
 STATES: Final = (CHUNKED, EMPTY, SKIPPED, FAILED, QUARANTINED)
 
-MANIFEST_SCHEMA_VERSION: Final = 2
-"""Bumped whenever the table changes incompatibly; an older file must be deleted."""
+MANIFEST_SCHEMA_VERSION: Final = 3
+"""Bumped whenever the table changes incompatibly; an older file must be deleted.
+(3: the ``fastrag_manifest_index`` table of what each file has in the vector store.)"""
 
 _FORMAT_NAME: Final = "fastrag-ingestion-manifest"
 _SCHEMA: Final = (
@@ -53,6 +54,8 @@ _SCHEMA: Final = (
     " state TEXT NOT NULL, reason TEXT NOT NULL, chunk_count INTEGER NOT NULL,"
     " parser_version TEXT, ingestion_version TEXT, document_id TEXT,"
     " pages INTEGER, pages_with_text INTEGER)",
+    "CREATE TABLE IF NOT EXISTS fastrag_manifest_index ("
+    " path TEXT PRIMARY KEY, generation TEXT NOT NULL)",
 )
 _COLUMNS: Final = (
     "path, sha256, size, source_type, state, reason, chunk_count, parser_version, "
@@ -193,6 +196,32 @@ class Manifest:
         with self._guard(), self._connection:
             self._connection.executemany("DELETE FROM fastrag_manifest_files WHERE path = ?", stale)
         return len(stale)
+
+    def indexed(self) -> dict[str, str]:
+        """``{path: generation}`` of every file whose chunks are in the vector store.
+
+        The generation is written only after a document's new chunks are stored and its
+        old ones deleted (``fastrag.ingestion._job_index``), so a row that disagrees with
+        the document's current generation means "re-index it".
+        """
+        with self._guard():
+            rows = self._connection.execute(
+                "SELECT path, generation FROM fastrag_manifest_index ORDER BY path"
+            ).fetchall()
+        return {str(path): str(generation) for path, generation in rows}
+
+    def set_indexed(self, path: str, generation: str | None) -> None:
+        """Record ``path``'s generation in the vector store (None: it has none there)."""
+        with self._guard(), self._connection:
+            if generation is None:
+                self._connection.execute(
+                    "DELETE FROM fastrag_manifest_index WHERE path = ?", (path,)
+                )
+            else:
+                self._connection.execute(
+                    "INSERT OR REPLACE INTO fastrag_manifest_index VALUES (?, ?)",
+                    (path, generation),
+                )
 
     def verify_complete(self, discovered: Iterable[str]) -> None:
         """Raise ``ValidationError`` unless every discovered path has exactly one row.

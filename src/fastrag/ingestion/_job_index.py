@@ -1,0 +1,271 @@
+"""Indexing a run's documents into the vector store (``fastrag ingest --store``).
+
+Runs in the parent process, one document at a time as each reaches its final state
+(``_Run.finish``), whichever engine chunked it: embedding there is simple and
+deterministic, and the store has one writer.
+
+Generations. A document's *generation* is a digest of its exact JSONL records (chunk
+ids, text, metadata — tenant and ACL included), the embedding model's identity and the
+collection. The manifest's ``fastrag_manifest_index`` table holds the generation each
+file has in the store. A document whose generation matches, and whose chunks the store still
+holds, is skipped (no embedding, no store write); any other is replaced:
+
+1. embed its records' ``build_embedding_text`` (batched);
+2. ``upsert`` the new chunks (by chunk id: idempotent);
+3. ``delete_where(source=..., keep_chunk_ids=new ids)``: the previous generation goes;
+4. only then record the new generation in the manifest.
+
+A crash between 2 and 3 leaves a superset (old and new chunks of that one source) while
+the manifest still names the old generation, so the next run re-indexes the document
+and step 3 removes the old chunks; a crash before 2 leaves the old generation intact.
+So once a run completes, every document holds exactly one generation.
+
+A record the store rejects (say metadata over Milvus's 64 KiB JSON limit) makes its
+document ``failed`` with the rejection (chunk id and field): the document is removed
+from the store and from the JSONL, so index, JSONL and manifest agree; the other
+documents are indexed. A file that is no longer chunked (failed, empty, skipped…) loses
+its chunks; with ``prune`` so does a file that is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from fastrag.exceptions import ConfigurationError, FastragError
+from fastrag.ingestion.manifest import CHUNKED, FAILED, Manifest, ManifestEntry
+from fastrag.ingestion.records import record_line
+from fastrag.llm.errors import EmbeddingError
+from fastrag.pipeline import Event
+
+if TYPE_CHECKING:
+    from fastrag.ingestion._job_config import IngestConfig
+    from fastrag.ingestion.steps.embedding import Embedder
+    from fastrag.ingestion.steps.storing import MilvusStore
+    from fastrag.retrieval.section_store import SectionStore
+
+__all__ = [
+    "STORE_SCHEMES",
+    "DocumentIndexed",
+    "StoreIndex",
+    "build_embedder",
+    "open_index",
+    "open_store",
+    "store_uri",
+]
+
+STORE_SCHEMES: Final = ("milvus:",)
+"""How ``--store`` names a store: ``milvus:PATH.db`` (Milvus Lite) or ``milvus:http://…``."""
+
+_T = TypeVar("_T")
+
+
+def store_uri(value: object) -> str:
+    """The Milvus URI of a ``--store`` value; a ``ConfigurationError`` naming the fix."""
+    if not isinstance(value, str) or not value.startswith(STORE_SCHEMES):
+        raise ConfigurationError(
+            f"store must be milvus:PATH.db (a Milvus Lite file) or milvus:http://HOST:19530 "
+            f"(got {value!r:.80})"
+        )
+    uri = value.removeprefix("milvus:")
+    if not uri:
+        raise ConfigurationError("store 'milvus:' names no file or URI; e.g. milvus:out/index.db")
+    if "://" not in uri and not uri.endswith(".db"):
+        raise ConfigurationError(
+            f"store {value!r:.80}: a Milvus Lite file must end in '.db' (e.g. milvus:out/index.db)"
+        )
+    return uri
+
+
+def open_store(value: str) -> MilvusStore:
+    """The ``MilvusStore`` a ``--store`` value names (a Lite file's folder is created)."""
+    from fastrag.ingestion.steps.storing import MilvusStore
+
+    uri = store_uri(value)
+    if "://" not in uri:
+        Path(uri).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    return MilvusStore(uri)
+
+
+def build_embedder(model_path: str | None, batch_size: int) -> Embedder:
+    """The local sentence-transformers embedder (``None``: bundled all-MiniLM-L6-v2)."""
+    from fastrag.ingestion.steps.embedding import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(model_path, batch_size=batch_size)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentIndexed(Event):
+    """A chunked document's generation is in the store (``item_id``: its relative path).
+
+    ``embedded`` is how many chunk texts were embedded for it in this run: 0 when the
+    stored generation was already current (nothing was written).
+    """
+
+    chunks: int
+    embedded: int
+    deleted: int
+    """Chunks of the previous generation removed."""
+
+
+class _Loop:
+    """A private event loop on a thread: the parent may already be inside a running loop
+    (the local engine finishes documents from its own), where ``asyncio.run`` fails."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="fastrag-index", daemon=True
+        )
+        self._thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def close(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
+class StoreIndex:
+    """The parent's indexer for one run (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: MilvusStore,
+        embedder: Embedder,
+        manifest: Manifest,
+        sections: SectionStore | None,
+        emit: Callable[[Event], None],
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.manifest = manifest
+        self.sections = sections
+        self.emit = emit
+        self.previous = manifest.indexed()
+        """Generations in the store before this run (read before anything changes)."""
+        self._loop: _Loop | None = None
+        self._identity: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """The embedding model's identity (computed once: it digests the model files)."""
+        if self._identity is None:
+            self._identity = self.embedder.identity
+        return self._identity
+
+    def close(self) -> None:
+        """Stop the embedding loop, release the store and the section file."""
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+        self.store.close()
+        if self.sections is not None:
+            self.sections.close()
+
+    def generation(self, records: Sequence[Mapping[str, Any]]) -> str:
+        """The digest of exactly what would be stored for these records."""
+        digest = hashlib.sha256()
+        for part in (self.identity, self.store.collection):
+            digest.update(part.encode() + b"\n")
+        for record in records:
+            digest.update(record_line(record).encode("utf-8", "surrogatepass"))
+        return digest.hexdigest()[:32]
+
+    def settle(
+        self, entry: ManifestEntry, records: Sequence[Mapping[str, Any]]
+    ) -> tuple[ManifestEntry, Sequence[Mapping[str, Any]]]:
+        """Bring ``entry.path``'s chunks in the store to this run's outcome; returns the
+        entry (``failed`` when the store refused the document) and the records to write."""
+        path = entry.path
+        if entry.state != CHUNKED or not records:
+            if path in self.previous:
+                self._forget(path)
+            return entry, records
+        generation = self.generation(records)
+        if self.previous.get(path) == generation and self._still_stored(records):
+            self.emit(DocumentIndexed("index", "Indexing", path, len(records), 0, 0))
+            return entry, records
+        try:
+            deleted = self._replace(path, records)
+        except (_RejectedError, EmbeddingError) as error:
+            # The document's fault, not the store's: it fails, the run goes on. A store
+            # failure (StoreError) stops the run instead — every later write would fail.
+            self._forget(path)
+            reason = f"{path}: not indexed: {error}"
+            failed = replace(entry, state=FAILED, reason=reason, chunk_count=0)
+            return failed, ()
+        self.manifest.set_indexed(path, generation)
+        self.emit(DocumentIndexed("index", "Indexing", path, len(records), len(records), deleted))
+        return entry, records
+
+    def _still_stored(self, records: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether the store still holds every chunk the manifest says it does (a store
+        file deleted or replaced behind the manifest's back is re-filled, not trusted)."""
+        wanted = {str(record["chunk_id"]) for record in records}
+        return wanted <= self.store.chunk_ids(str(records[0]["document_id"]))
+
+    def _replace(self, path: str, records: Sequence[Mapping[str, Any]]) -> int:
+        from fastrag.ingestion.steps.embedding import EMBEDDING_MODEL_KEY, build_embedding_text
+        from fastrag.ingestion.steps.storing import VectorRecord
+
+        texts = [build_embedding_text(r["text"], r["metadata"]) for r in records]
+        if self._loop is None:
+            self._loop = _Loop()
+        vectors = self._loop.run(self.embedder.aembed_texts(texts))
+        identity = self.identity
+        items = [
+            VectorRecord({**r, "metadata": {**r["metadata"], EMBEDDING_MODEL_KEY: identity}}, v)
+            for r, v in zip(records, vectors, strict=True)
+        ]
+        result = self.store.upsert(items)
+        if result.rejected:
+            others = len(result.rejected) - 1
+            more = f" (and {others} more rejected chunks)" if others else ""
+            raise _RejectedError(f"{result.rejected[0]}{more}")
+        deleted = self.store.delete_where(source=path, keep_chunk_ids=result.stored)
+        if self.sections is not None:
+            from fastrag.retrieval.section_store import sections_of
+
+            self.sections.replace(path, sections_of(path, records))
+        return deleted
+
+    def _forget(self, path: str) -> None:
+        self.store.delete_where(source=path)
+        if self.sections is not None:
+            self.sections.remove(path)
+        self.manifest.set_indexed(path, None)
+        self.previous.pop(path, None)
+
+    def prune(self, discovered: Iterable[str]) -> list[str]:
+        """Remove the chunks of every indexed file not in ``discovered``; returns them."""
+        present = set(discovered)
+        gone = sorted(path for path in self.manifest.indexed() if path not in present)
+        for path in gone:
+            self._forget(path)
+        return gone
+
+
+class _RejectedError(FastragError):
+    """The store refused a record of the document (the message names chunk and field)."""
+
+
+def open_index(
+    config: IngestConfig, manifest: Manifest, emit: Callable[[Event], None]
+) -> StoreIndex | None:
+    """The run's indexer when ``config.store`` is set (sections go beside the manifest)."""
+    if config.store is None:
+        return None
+    from fastrag.retrieval.section_store import SectionStore, default_section_store_path
+
+    store = open_store(config.store)
+    embedder = build_embedder(config.embedder, config.embed_batch)
+    sections = SectionStore(default_section_store_path(config.manifest_path))
+    return StoreIndex(store, embedder, manifest, sections, emit)
