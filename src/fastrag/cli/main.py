@@ -25,6 +25,7 @@ COMMANDS: Final = (
     "fastrag.cli.validate",
     "fastrag.cli.inspect",
     "fastrag.cli.search",
+    "fastrag.cli.eval",
 )
 """Command modules, in help order; a new command adds its module here."""
 
