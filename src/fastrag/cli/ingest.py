@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 from fastrag._optional import require
 from fastrag.cli._options import TOKENIZER_HELP, tokenizer_from_option
 from fastrag.exceptions import ConfigurationError
-from fastrag.ingestion._job_config import DEFAULT_MAX_TOKENS
+from fastrag.ingestion._job_config import DEFAULT_MAX_TOKENS, SEMANTIC_MODES
 from fastrag.ingestion.job import (
     CHUNKERS,
     ENGINES,
@@ -167,7 +167,35 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=CHUNKERS,
         default="structure",
         help="structure-aware (default; exact token budget), recursive "
-        "(characters: 4 x max-tokens) or heading (whole Markdown sections)",
+        "(characters: 4 x max-tokens), heading (whole Markdown sections) or "
+        "embedding-semantic (Markdown/text cut between sentences where the local "
+        "MiniLM embeddings change most, or --embedding-model's; no size cap)",
+    )
+    chunking.add_argument(
+        "--semantic",
+        choices=SEMANTIC_MODES,
+        default="heuristic",
+        help="structure chunker's prose cuts: sentence ends (heuristic, default), none "
+        "(disabled), or sentence starts chosen by the chat model of --llm-base-url and "
+        "--llm-model (llm: passing it permits sending plain Markdown/RST paragraphs, "
+        "never code or tables, to that endpoint; failures fall back to heuristic)",
+    )
+    chunking.add_argument(
+        "--llm-base-url",
+        default=None,
+        metavar="URL",
+        help="with --semantic llm: an OpenAI-compatible endpoint, e.g. "
+        "http://127.0.0.1:8000/v1 (vLLM, Ollama, llama.cpp) or https://api.openai.com/v1",
+    )
+    chunking.add_argument(
+        "--llm-model", default=None, metavar="NAME", help="with --semantic llm: the model name"
+    )
+    chunking.add_argument(
+        "--llm-api-key",
+        default=None,
+        metavar="KEY",
+        help="with --semantic llm: the endpoint's API key (default: $FASTRAG_LLM_API_KEY, "
+        "which keeps it out of the process list); never logged or stored",
     )
     chunking.add_argument(
         "--max-tokens",
@@ -221,8 +249,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--embedding-model",
         default=None,
         metavar="DIR",
-        help="with --store: a local sentence-transformers model directory (default: the "
-        "bundled all-MiniLM-L6-v2; nothing is downloaded)",
+        help="with --store or --chunker embedding-semantic: a local sentence-transformers "
+        "model directory (default: the bundled all-MiniLM-L6-v2; nothing is downloaded)",
     )
     run_group = parser.add_argument_group("run")
     run_group.add_argument(
@@ -350,6 +378,13 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         optional["max_pages"] = arguments.max_pages
     if arguments.pdf_password:
         optional["pdf_password"] = arguments.pdf_password
+    # The environment's key is read only for --semantic llm (it may be set for other
+    # tools); an explicit --llm-api-key without it is refused by IngestConfig.
+    llm_key = arguments.llm_api_key
+    if not llm_key and arguments.semantic == "llm":
+        llm_key = os.environ.get("FASTRAG_LLM_API_KEY")
+    if llm_key:
+        optional["llm_api_key"] = llm_key
     tokenizer, max_tokens = _chunk_budget(arguments)
     return IngestConfig(
         input_dir=Path(arguments.input_dir),
@@ -373,6 +408,9 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         prune=arguments.prune,
         embed_batch=arguments.embed_batch,
         embedder=arguments.embedding_model,
+        semantic=arguments.semantic,
+        llm_base_url=arguments.llm_base_url,
+        llm_model=arguments.llm_model,
         metadata=tuple(arguments.metadata),
         require_metadata=tuple(key for key in required if key),
         **optional,

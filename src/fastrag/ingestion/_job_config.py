@@ -24,8 +24,9 @@ from fastrag.ingestion.pages import DEFAULT_MAX_PAGES
 from fastrag.ingestion.sources import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_FILES
 
 if TYPE_CHECKING:
-    from fastrag.ingestion.steps.chunking import Chunker
+    from fastrag.ingestion.steps.chunking import ChatBoundaryRefiner, Chunker
     from fastrag.ingestion.steps.parsing import ParserRouter
+    from fastrag.llm import OpenAIChatModel
     from fastrag.pipeline import CacheStore
     from fastrag.tokenization import Tokenizer
 
@@ -34,22 +35,42 @@ __all__ = [
     "DEFAULT_MAX_TOKENS",
     "ENGINES",
     "FAIL_ON",
+    "SEMANTIC_MODES",
     "ChunkerName",
     "EngineName",
     "FailOn",
     "IngestConfig",
     "Plan",
+    "SemanticMode",
     "build_plan",
 ]
 
-ChunkerName = Literal["structure", "recursive", "heading"]
+ChunkerName = Literal["structure", "recursive", "heading", "embedding-semantic"]
+SemanticMode = Literal["heuristic", "disabled", "llm"]
 FailOn = Literal["failed", "quarantined", "any", "never"]
 EngineName = Literal["local", "dask"]
 
-CHUNKERS: Final[tuple[ChunkerName, ...]] = ("structure", "recursive", "heading")
+CHUNKERS: Final[tuple[ChunkerName, ...]] = (
+    "structure",
+    "recursive",
+    "heading",
+    "embedding-semantic",
+)
 """``structure`` (default): ``StructureAwareChunker``, exact token budget; ``recursive``:
 ``RecursiveCharacterTextSplitter`` with ``4 × max_tokens`` characters (no token promise);
-``heading``: ``HeadingChunker``, whole Markdown/text sections (no size cap)."""
+``heading``: ``HeadingChunker``, whole Markdown/text sections (no size cap);
+``embedding-semantic``: ``EmbeddingSemanticChunker`` cutting Markdown/text between
+sentences where the local MiniLM embeddings change most (no size cap)."""
+
+BLOCK_SENTENCES: Final = r"(?<=[.?!])\s+|\n\s*\n"
+"""The ``embedding-semantic`` sentence boundaries: LangChain's sentence ends, plus blank
+lines. Markdown headings, list items and table rows end without a full stop, so with
+sentence ends alone a whole section becomes one "sentence" whose window exceeds MiniLM's
+256-token input (the file then fails, since windows are never truncated)."""
+
+SEMANTIC_MODES: Final[tuple[SemanticMode, ...]] = ("heuristic", "disabled", "llm")
+"""The ``structure`` chunker's prose boundaries: sentence ends (``heuristic``, default),
+none (``disabled``), or sentence starts chosen by a chat model (``llm``)."""
 
 ENGINES: Final[tuple[EngineName, ...]] = ("local", "dask")
 """``local`` (default): this process, or a spawn process pool for ``workers > 1``;
@@ -119,6 +140,13 @@ class IngestConfig:
     model at ``embedder`` (None: all-MiniLM-L6-v2), ``embed_batch`` texts per forward
     pass; unchanged documents are skipped and ``prune`` removes files that are gone
     (``fastrag.ingestion._job_index``).
+
+    ``semantic`` is the ``structure`` chunker's ``semantic_mode``. ``"llm"`` sends
+    eligible plain Markdown/RST paragraphs to the OpenAI-compatible chat endpoint at
+    ``llm_base_url`` (model ``llm_model``, key ``llm_api_key``) to choose cut points
+    among sentence starts; choosing it is the caller's permission to transmit that text
+    (``allow_external_transmission=True``). ``chunker="embedding-semantic"`` embeds
+    sentences with the local model at ``embedder`` (None: all-MiniLM-L6-v2).
     """
 
     input_dir: Path
@@ -150,6 +178,12 @@ class IngestConfig:
     embedder: str | None = None
     embed_batch: int = 32
     prune: bool = False
+    semantic: SemanticMode = "heuristic"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
+    """A secret: sent only in the chat endpoint's ``Authorization`` header, never into
+    identities, logs, the manifest or errors."""
 
     def __post_init__(self) -> None:
         for name in ("input_dir", "output"):
@@ -190,6 +224,7 @@ class IngestConfig:
                 f"'max_tokens' ({self.max_tokens}); lower the overlap"
             )
         _check_engine(self.engine, self.scheduler)
+        _check_semantic(self)
         _check_store(self)
         if (self.workers > 1 or self.engine == "dask") and self.tokenizer is not None:
             _check_picklable(self.tokenizer)
@@ -234,11 +269,64 @@ def _check_engine(engine: object, scheduler: object) -> None:
         )
 
 
+def _check_semantic(config: IngestConfig) -> None:
+    """``semantic`` and the ``llm_*`` options, checked now rather than in every worker."""
+    if config.semantic not in SEMANTIC_MODES:
+        raise ConfigurationError(
+            f"IngestConfig 'semantic' must be one of {list(SEMANTIC_MODES)} "
+            f"(got {config.semantic!r:.40})"
+        )
+    if config.semantic != "heuristic" and config.chunker != "structure":
+        raise ConfigurationError(
+            f"IngestConfig 'semantic' ({config.semantic!r}) applies to the structure chunker "
+            f"only (got chunker={config.chunker!r}); use --chunker structure or drop --semantic"
+        )
+    given = [
+        name
+        for name in ("llm_base_url", "llm_model", "llm_api_key")
+        if getattr(config, name) is not None
+    ]
+    if config.semantic != "llm":
+        if given:
+            raise ConfigurationError(
+                f"IngestConfig {given} apply to semantic='llm' only; pass --semantic llm "
+                "or drop them"
+            )
+        return
+    for name, example in (("llm_base_url", "http://127.0.0.1:8000/v1"), ("llm_model", "gpt-4o")):
+        value = getattr(config, name)
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigurationError(
+                f"IngestConfig semantic='llm' needs {name!r}, a nonempty str such as "
+                f"{example!r} (--{name.replace('_', '-')})"
+            )
+    if config.llm_api_key is not None and not isinstance(config.llm_api_key, str):
+        raise ConfigurationError(
+            f"IngestConfig 'llm_api_key' must be a str or None (got "
+            f"{type(config.llm_api_key).__name__})"
+        )
+    try:
+        _chat_model(config)  # the client checks the endpoint URL and the model name
+    except ConfigurationError as error:
+        raise ConfigurationError(
+            f"IngestConfig 'llm_base_url'/'llm_model' (--llm-base-url, --llm-model): {error}"
+        ) from None
+
+
 def _check_store(config: IngestConfig) -> None:
-    """``store``/``embedder``/``embed_batch``/``prune`` (the vector store options)."""
+    """``store``/``embedder``/``embed_batch``/``prune`` (the vector store options).
+
+    ``embedder`` is also the sentence model of ``chunker="embedding-semantic"``.
+    """
     _int_at_least("embed_batch", config.embed_batch, 1)
+    if config.embedder is not None and not isinstance(config.embedder, str):
+        raise ConfigurationError(
+            f"IngestConfig 'embedder' must be the path of a local sentence-transformers model "
+            f"directory or None (got {type(config.embedder).__name__})"
+        )
     if config.store is None:
-        if config.prune or config.embedder is not None:
+        embedder_unused = config.embedder is not None and config.chunker != "embedding-semantic"
+        if config.prune or embedder_unused:
             raise ConfigurationError(
                 "IngestConfig 'prune' and 'embedder' apply to the vector store; set 'store' "
                 "(--store milvus:PATH.db) or drop them"
@@ -247,11 +335,6 @@ def _check_store(config: IngestConfig) -> None:
     from fastrag.ingestion._job_index import store_uri
 
     store_uri(config.store)
-    if config.embedder is not None and not isinstance(config.embedder, str):
-        raise ConfigurationError(
-            f"IngestConfig 'embedder' must be the path of a local sentence-transformers model "
-            f"directory or None (got {type(config.embedder).__name__})"
-        )
 
 
 def _check_picklable(tokenizer: object) -> None:
@@ -362,6 +445,8 @@ def _chunker(config: IngestConfig, tokenizer: Tokenizer) -> tuple[Chunker, int |
         return recursive, None
     if config.chunker == "heading":
         return HeadingChunker(), None
+    if config.chunker == "embedding-semantic":
+        return _embedding_semantic(config), None
     target = config.effective_target_tokens
     structure = StructureAwareChunker(
         tokenizer=tokenizer,
@@ -370,5 +455,45 @@ def _chunker(config: IngestConfig, tokenizer: Tokenizer) -> tuple[Chunker, int |
         min_preferred_tokens=min(100, target),
         overlap_tokens=config.overlap_tokens,
         max_overlap_tokens=max(50, config.overlap_tokens),
+        semantic_mode=config.semantic,
+        semantic_refiner=_refiner(config) if config.semantic == "llm" else None,
     )
     return structure, config.max_tokens
+
+
+def _embedding_semantic(config: IngestConfig) -> Chunker:
+    """Sentence cuts by the local embedder; ``start_index`` gives records exact offsets."""
+    from fastrag.ingestion.steps.chunking import EmbeddingSemanticChunker
+    from fastrag.ingestion.steps.embedding import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder(config.embedder)
+    return EmbeddingSemanticChunker(
+        embeddings=embedder, sentence_split_regex=BLOCK_SENTENCES, add_start_index=True
+    )
+
+
+def _chat_model(config: IngestConfig) -> OpenAIChatModel:
+    """The chat client of ``semantic="llm"``; it holds the key as a ``Secret``."""
+    from fastrag.llm import OpenAIChatModel
+
+    model, base_url = config.llm_model, config.llm_base_url
+    if model is None or base_url is None:
+        raise ConfigurationError(
+            "IngestConfig semantic='llm' needs 'llm_base_url' and 'llm_model' "
+            "(--llm-base-url, --llm-model)"
+        )
+    return OpenAIChatModel(model, api_key=config.llm_api_key, base_url=base_url)
+
+
+def _refiner(config: IngestConfig) -> ChatBoundaryRefiner:
+    """One refiner per process (workers rebuild it from the pickled config).
+
+    Its identity is the client's — endpoint, model and generation settings, never the
+    key — so it enters the chunker's ``config_hash`` and thus the ingestion version:
+    changing model or endpoint re-chunks. ``allow_external_transmission`` is True
+    because the caller asked for ``semantic="llm"`` (``--semantic llm``).
+    """
+    from fastrag.ingestion.steps.chunking import ChatBoundaryRefiner
+
+    model = _chat_model(config)
+    return ChatBoundaryRefiner(llm=model, identity=model.identity, allow_external_transmission=True)
