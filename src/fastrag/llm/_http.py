@@ -12,15 +12,19 @@ import math
 import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from fastrag.exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    from fastrag.llm.secret import Secret
 
 __all__ = [
     "RETRYABLE_STATUSES",
     "endpoint_url",
     "error_detail",
+    "json_headers",
     "retry_after_seconds",
 ]
 
@@ -105,3 +109,15 @@ def error_detail(payload: object) -> str:
             if text:
                 fields.append(f"{name}={text[:_DETAIL_LIMIT]}")
     return ", ".join(fields)
+
+
+def json_headers(api_key: Secret | None) -> dict[str, str]:
+    """The headers of a JSON request to an OpenAI-compatible endpoint (bearer key if any)."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": "fastrag",
+    }
+    if api_key is not None:
+        headers["Authorization"] = f"Bearer {api_key.reveal()}"
+    return headers

@@ -34,8 +34,14 @@ from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
 from fastrag.llm._chat_errors import ChatModelError, ChatTimeoutError, TransientChatError
 from fastrag.llm._chat_response import ResponseTooLarge, message_text, read_capped
-from fastrag.llm._http import RETRYABLE_STATUSES, endpoint_url, error_detail, retry_after_seconds
-from fastrag.llm.secret import Secret
+from fastrag.llm._http import (
+    RETRYABLE_STATUSES,
+    endpoint_url,
+    error_detail,
+    json_headers,
+    retry_after_seconds,
+)
+from fastrag.llm.secret import Secret, as_secret, redact
 from fastrag.pipeline import Policy
 from fastrag.tokenization._text import scrub_surrogates
 
@@ -106,7 +112,7 @@ class OpenAIChatModel:
                 f"(got {type(model).__name__})"
             )
         self._model = model
-        self._api_key = _secret(api_key)
+        self._api_key = as_secret(api_key)
         self._url = endpoint_url(base_url, "/chat/completions")
         self._timeout = _number("timeout", timeout, positive=True)
         self._max_output_tokens = _positive_int("max_output_tokens", max_output_tokens)
@@ -183,7 +189,7 @@ class OpenAIChatModel:
         try:
             async with asyncio.timeout(self._timeout):
                 async with client.stream(
-                    "POST", self._url, content=body, headers=self._headers()
+                    "POST", self._url, content=body, headers=json_headers(self._api_key)
                 ) as response:
                     status = int(response.status_code)
                     raw = await read_capped(response, self._max_response_bytes)
@@ -228,9 +234,10 @@ class OpenAIChatModel:
         asked = error.retry_after if isinstance(error, TransientChatError) else None
         if asked is not None and asked > self._max_retry_after:
             raise type(error)(
-                self._redact(
+                redact(
                     f"{error}; the server asked to retry after {asked:g} s, longer than "
-                    f"max_retry_after={self._max_retry_after:g} s ({attempts})"
+                    f"max_retry_after={self._max_retry_after:g} s ({attempts})",
+                    self._api_key,
                 )
             )
         if error.transient and attempt <= self._retry.retries:
@@ -238,7 +245,7 @@ class OpenAIChatModel:
         advice = " or raise max_retries" if error.transient else ""
         if isinstance(error, ChatTimeoutError):
             advice = f"; raise timeout= (now {self._timeout:g} s) or check the endpoint"
-        raise type(error)(self._redact(f"{error} ({attempts}){advice}"))
+        raise type(error)(redact(f"{error} ({attempts}){advice}", self._api_key))
 
     def _body(self, messages: Sequence[ChatMessage]) -> bytes:
         given: object = messages
@@ -265,36 +272,11 @@ class OpenAIChatModel:
         }
         return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
-    def _headers(self) -> dict[str, str]:
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": "fastrag",
-        }
-        if self._api_key is not None:
-            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
-        return headers
-
-    def _redact(self, message: str) -> str:
-        if self._api_key is None:
-            return message
-        return message.replace(self._api_key.reveal(), "***")
-
     def __repr__(self) -> str:
         return (
             f"OpenAIChatModel(model={self._model!r}, url={self._url!r}, "
             f"timeout={self._timeout:g}, max_output_tokens={self._max_output_tokens})"
         )
-
-
-def _secret(api_key: str | Secret | None) -> Secret | None:
-    if api_key is None or isinstance(api_key, Secret):
-        return api_key
-    if not isinstance(api_key, str) or not api_key.strip():
-        raise ConfigurationError(
-            f"api_key must be a nonempty str, a Secret or None (got {type(api_key).__name__})"
-        )
-    return Secret(api_key)
 
 
 def _positive_int(name: str, value: object) -> int:

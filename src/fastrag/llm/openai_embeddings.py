@@ -36,11 +36,17 @@ from typing import Any, Final
 
 from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
-from fastrag.llm._http import RETRYABLE_STATUSES, endpoint_url, error_detail, retry_after_seconds
+from fastrag.llm._http import (
+    RETRYABLE_STATUSES,
+    endpoint_url,
+    error_detail,
+    json_headers,
+    retry_after_seconds,
+)
 from fastrag.llm._vectors import check_vectors, to_vector
 from fastrag.llm.errors import EmbeddingError, EmbeddingTimeoutError
 from fastrag.llm.protocol import Vector
-from fastrag.llm.secret import Secret
+from fastrag.llm.secret import Secret, as_secret, redact
 from fastrag.pipeline import Policy
 from fastrag.tokenization import TiktokenTokenizer, Tokenizer
 from fastrag.tokenization._text import scrub_surrogates
@@ -113,7 +119,7 @@ class OpenAIEmbeddingClient:
                 f"(got {type(model).__name__})"
             )
         self._model = model
-        self._api_key = _secret(api_key)
+        self._api_key = as_secret(api_key)
         self._url = endpoint_url(base_url, "/embeddings")
         self._dimensions = _optional_positive_int("dimensions", dimensions)
         self._timeout = _positive_number("timeout", timeout)
@@ -191,7 +197,7 @@ class OpenAIEmbeddingClient:
             return []
         httpx = require("httpx", extra="embeddings", feature="OpenAIEmbeddingClient")
         body = self._body(texts)
-        headers = self._headers()
+        headers = json_headers(self._api_key)
         async with httpx.AsyncClient(
             timeout=httpx.Timeout(self._timeout),
             trust_env=self._trust_env,
@@ -215,25 +221,27 @@ class OpenAIEmbeddingClient:
         attempts = f"{attempt} attempt" + ("s" if attempt > 1 else "")
         if failure.wait is not None and failure.wait > self._max_retry_after:
             raise EmbeddingError(
-                self._redact(
+                redact(
                     f"{failure.message}; the server asked to retry after {failure.wait:g} s, "
                     f"longer than max_retry_after={self._max_retry_after:g} s ({attempts}); "
                     f"slow down (smaller batch_size, fewer concurrent runs) or raise "
-                    f"max_retry_after"
+                    f"max_retry_after",
+                    self._api_key,
                 )
             )
         if failure.retryable and attempt <= self._retry.retries:
             return
         if failure.timeout:
             raise EmbeddingTimeoutError(
-                self._redact(
+                redact(
                     f"{failure.message} ({attempts}); raise timeout= (now "
                     f"{self._timeout:g} s), lower batch_size, or check that the endpoint "
-                    f"is up"
+                    f"is up",
+                    self._api_key,
                 )
             )
         advice = " or raise max_retries" if failure.retryable else ""
-        raise EmbeddingError(self._redact(f"{failure.message} ({attempts}){advice}"))
+        raise EmbeddingError(redact(f"{failure.message} ({attempts}){advice}", self._api_key))
 
     async def _attempt(
         self, httpx: Any, client: Any, body: bytes, headers: dict[str, str], count: int
@@ -326,24 +334,9 @@ class OpenAIEmbeddingClient:
             payload["dimensions"] = self._dimensions
         return json.dumps(payload, ensure_ascii=False).encode("utf-8")
 
-    def _headers(self) -> dict[str, str]:
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": "fastrag",
-        }
-        if self._api_key is not None:
-            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
-        return headers
-
     def _response_cap(self, count: int) -> int:
         dimension = self._dimension or _UNKNOWN_DIMENSION_GUESS
         return _BASE_RESPONSE_BYTES + count * dimension * _BYTES_PER_VALUE
-
-    def _redact(self, message: str) -> str:
-        if self._api_key is None:
-            return message
-        return message.replace(self._api_key.reveal(), "***")
 
     def __repr__(self) -> str:
         dimensions = f", dimensions={self._dimensions}" if self._dimensions is not None else ""
@@ -387,16 +380,6 @@ def _in_index_order(data: list[Any]) -> list[dict[str, Any]] | None:
         return None
     by_index = dict(zip(indices, data, strict=True))
     return [by_index[position] for position in range(len(data))]
-
-
-def _secret(api_key: str | Secret | None) -> Secret | None:
-    if api_key is None or isinstance(api_key, Secret):
-        return api_key
-    if not isinstance(api_key, str) or not api_key.strip():
-        raise ConfigurationError(
-            f"api_key must be a nonempty str, a Secret or None (got {type(api_key).__name__})"
-        )
-    return Secret(api_key)
 
 
 def _optional_positive_int(name: str, value: object) -> int | None:

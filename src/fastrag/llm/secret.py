@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["Secret"]
+from fastrag.exceptions import ConfigurationError
+
+__all__ = ["Secret", "as_secret", "redact"]
 
 _MASK: Final = "***"
 
@@ -42,3 +44,21 @@ class Secret:
 
     def __reduce__(self) -> tuple[type[Secret], tuple[str]]:
         return (Secret, (self._value,))
+
+
+def as_secret(api_key: str | Secret | None) -> Secret | None:
+    """A caller's API key wrapped as a ``Secret`` (None stays None); empty keys are refused."""
+    if api_key is None or isinstance(api_key, Secret):
+        return api_key
+    if not isinstance(api_key, str) or not api_key.strip():
+        raise ConfigurationError(
+            f"api_key must be a nonempty str, a Secret or None (got {type(api_key).__name__})"
+        )
+    return Secret(api_key)
+
+
+def redact(message: str, secret: Secret | None) -> str:
+    """``message`` with every occurrence of the secret's value replaced by ``***``."""
+    if secret is None:
+        return message
+    return message.replace(secret.reveal(), _MASK)
