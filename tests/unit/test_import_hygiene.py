@@ -48,6 +48,7 @@ LAYERS = {
     "models": 0,
     "exceptions": 0,
     "_optional": 0,
+    "_checks": 0,
     "normalization": 1,
     "tokenization": 1,
     "packing": 2,

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import ssl
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal, Protocol, runtime_checkable
 
+from fastrag._checks import finite_number, int_at_least
 from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
 from fastrag.llm._chat_errors import ChatModelError, ChatTimeoutError, TransientChatError
@@ -114,11 +114,13 @@ class OpenAIChatModel:
         self._model = model
         self._api_key = as_secret(api_key)
         self._url = endpoint_url(base_url, "/chat/completions")
-        self._timeout = _number("timeout", timeout, positive=True)
-        self._max_output_tokens = _positive_int("max_output_tokens", max_output_tokens)
-        self._temperature = _number("temperature", temperature, positive=False)
-        self._max_retry_after = _number("max_retry_after", max_retry_after, positive=False)
-        self._max_response_bytes = _positive_int("max_response_bytes", max_response_bytes)
+        self._timeout = finite_number("timeout", timeout, positive=True, unit="seconds")
+        self._max_output_tokens = int_at_least("max_output_tokens", max_output_tokens, 1)
+        self._temperature = finite_number("temperature", temperature, positive=False)
+        self._max_retry_after = finite_number(
+            "max_retry_after", max_retry_after, positive=False, unit="seconds"
+        )
+        self._max_response_bytes = int_at_least("max_response_bytes", max_response_bytes, 1)
         try:
             self._retry = Policy(
                 retries=max_retries, backoff=backoff, max_backoff=max_backoff, jitter=0.1
@@ -277,22 +279,3 @@ class OpenAIChatModel:
             f"OpenAIChatModel(model={self._model!r}, url={self._url!r}, "
             f"timeout={self._timeout:g}, max_output_tokens={self._max_output_tokens})"
         )
-
-
-def _positive_int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"{name} must be a positive int (got {value!r})")
-    return value
-
-
-def _number(name: str, value: object, *, positive: bool) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-        or (positive and value == 0)
-    ):
-        bound = "> 0" if positive else ">= 0"
-        raise ConfigurationError(f"{name} must be a finite number {bound} (got {value!r})")
-    return float(value)

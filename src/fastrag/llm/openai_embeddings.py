@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from fastrag._checks import finite_number, optional_int_at_least
 from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
 from fastrag.llm._http import (
@@ -121,9 +121,11 @@ class OpenAIEmbeddingClient:
         self._model = model
         self._api_key = as_secret(api_key)
         self._url = endpoint_url(base_url, "/embeddings")
-        self._dimensions = _optional_positive_int("dimensions", dimensions)
-        self._timeout = _positive_number("timeout", timeout)
-        self._max_retry_after = _nonnegative_number("max_retry_after", max_retry_after)
+        self._dimensions = optional_int_at_least("dimensions", dimensions, 1)
+        self._timeout = finite_number("timeout", timeout, positive=True, unit="seconds")
+        self._max_retry_after = finite_number(
+            "max_retry_after", max_retry_after, positive=False, unit="seconds"
+        )
         try:
             self._retry = Policy(
                 retries=max_retries, backoff=backoff, max_backoff=max_backoff, jitter=0.1
@@ -139,7 +141,7 @@ class OpenAIEmbeddingClient:
         self._trust_env = trust_env
         self._verify = verify
         known = KNOWN_MODELS.get(model)
-        limit = _optional_positive_int("max_input_tokens", max_input_tokens)
+        limit = optional_int_at_least("max_input_tokens", max_input_tokens, 1)
         if limit is not None and tokenizer is None and known is None:
             raise ConfigurationError(
                 f"max_input_tokens={limit} needs a tokenizer to count with; pass the "
@@ -380,29 +382,3 @@ def _in_index_order(data: list[Any]) -> list[dict[str, Any]] | None:
         return None
     by_index = dict(zip(indices, data, strict=True))
     return [by_index[position] for position in range(len(data))]
-
-
-def _optional_positive_int(name: str, value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"{name} must be a positive int or None (got {value!r})")
-    return value
-
-
-def _positive_number(name: str, value: object) -> float:
-    number = _nonnegative_number(name, value)
-    if number == 0.0:
-        raise ConfigurationError(f"{name} must be > 0 seconds (got {value!r})")
-    return number
-
-
-def _nonnegative_number(name: str, value: object) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        raise ConfigurationError(f"{name} must be a finite number of seconds >= 0 (got {value!r})")
-    return float(value)

@@ -17,13 +17,13 @@ configuration mistake to fix, not a condition to fall back from silently).
 from __future__ import annotations
 
 import asyncio
-import math
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from fastrag._checks import finite_number, int_at_least
 from fastrag.exceptions import ChunkingError, ConfigurationError
 from fastrag.ingestion.steps.chunking._refiner_protocol import (
     PROMPT_VERSION,
@@ -102,13 +102,13 @@ class ChatBoundaryRefiner:
         self.llm = llm
         self.identity = identity
         self.allow_external_transmission = allow_external_transmission
-        self.timeout = _seconds("timeout", timeout, positive=True)
-        self.retries = _count("retries", retries, minimum=0)
-        self.backoff = _seconds("backoff", backoff, positive=False)
-        self.concurrency = _count("concurrency", concurrency, minimum=1)
-        self.max_input_chars = _count("max_input_chars", max_input_chars, minimum=1)
-        self.max_response_chars = _count("max_response_chars", max_response_chars, minimum=1)
-        self.cache_size = _count("cache_size", cache_size, minimum=0)
+        self.timeout = finite_number("timeout", timeout, positive=True, unit="seconds")
+        self.retries = int_at_least("retries", retries, 0)
+        self.backoff = finite_number("backoff", backoff, positive=False, unit="seconds")
+        self.concurrency = int_at_least("concurrency", concurrency, 1)
+        self.max_input_chars = int_at_least("max_input_chars", max_input_chars, 1)
+        self.max_response_chars = int_at_least("max_response_chars", max_response_chars, 1)
+        self.cache_size = int_at_least("cache_size", cache_size, 0)
         self._schedule = Policy(retries=self.retries, backoff=self.backoff)
         self._cache: OrderedDict[str, tuple[int, ...]] = OrderedDict()
         self._gates: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
@@ -240,24 +240,3 @@ def _candidates(node_id: str, text: str, allowed: Sequence[int]) -> tuple[int, .
             )
         offsets.add(offset)
     return tuple(sorted(offsets))
-
-
-def _seconds(name: str, value: object, *, positive: bool) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value < 0
-        or (positive and value == 0)
-    ):
-        bound = "> 0" if positive else ">= 0"
-        raise ConfigurationError(
-            f"{name} must be a finite number of seconds {bound} (got {value!r})"
-        )
-    return float(value)
-
-
-def _count(name: str, value: object, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ConfigurationError(f"{name} must be an int >= {minimum} (got {value!r})")
-    return value
