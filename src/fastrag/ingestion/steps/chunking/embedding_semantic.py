@@ -26,13 +26,12 @@ With the same sentences and ``number_of_chunks=None``, the cuts are LangChain's.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import ChunkingError
+from fastrag.ingestion.steps.chunking._semantic_base import SentenceEmbeddingChunker
 from fastrag.ingestion.steps.chunking._semantic_sentences import assemble, sentences, windows
 from fastrag.ingestion.steps.chunking._semantic_settings import (
-    SemanticSettings,
-    check_embedder,
     embedder_identity,
 )
 from fastrag.ingestion.steps.chunking._semantic_stats import (
@@ -40,21 +39,20 @@ from fastrag.ingestion.steps.chunking._semantic_stats import (
     cosine_distances,
     strongest,
 )
-from fastrag.ingestion.steps.chunking.base import Chunker, Piece
+from fastrag.ingestion.steps.chunking.base import Piece
 from fastrag.llm.errors import InputTooLongError
 
 if TYPE_CHECKING:
-    from fastrag.ingestion.steps.embedding import Embedder
     from fastrag.llm import Vector
     from fastrag.models import Document
-    from fastrag.pipeline import CacheSetting, ExecutionContext, Policy
+    from fastrag.pipeline import ExecutionContext
 
 __all__ = ["EmbeddingSemanticChunker"]
 
 _VERSION: Final = 1
 
 
-class EmbeddingSemanticChunker(Chunker):
+class EmbeddingSemanticChunker(SentenceEmbeddingChunker):
     """Select sentence cuts with an existing asynchronous SDK Embedder.
 
     Threshold modes mirror LangChain Experimental statistics. Requested counts instead
@@ -67,38 +65,6 @@ class EmbeddingSemanticChunker(Chunker):
     per ``aembed_texts`` call; a window over the model's input limit is refused (lower
     ``buffer_size``), never truncated.
     """
-
-    accepted_content_formats = frozenset({"markdown", "text"})
-
-    def __init__(
-        self,
-        *,
-        embeddings: Embedder,
-        buffer_size: int = 1,
-        breakpoint_threshold_type: Literal[
-            "percentile", "standard_deviation", "interquartile", "gradient"
-        ] = "percentile",
-        breakpoint_threshold_amount: float | None = None,
-        number_of_chunks: int | None = None,
-        sentence_split_regex: str = r"(?<=[.?!])\s+",
-        min_chunk_size: int | None = None,
-        add_start_index: bool = False,
-        batch_size: int = 64,
-        cache: CacheSetting = None,
-        policy: Policy | None = None,
-    ) -> None:
-        self.embeddings = check_embedder(embeddings)
-        self.settings = SemanticSettings.of(
-            buffer_size=buffer_size,
-            breakpoint_threshold_type=breakpoint_threshold_type,
-            breakpoint_threshold_amount=breakpoint_threshold_amount,
-            number_of_chunks=number_of_chunks,
-            sentence_split_regex=sentence_split_regex,
-            min_chunk_size=min_chunk_size,
-            add_start_index=add_start_index,
-            batch_size=batch_size,
-        )
-        super().__init__(cache=cache, policy=policy)
 
     def config(self) -> Mapping[str, Any]:
         """Return strategy settings and opaque nonsecret provider identity."""

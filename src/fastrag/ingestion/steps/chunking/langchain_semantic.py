@@ -13,21 +13,18 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 from fastrag._optional import require
 from fastrag.exceptions import ChunkingError
+from fastrag.ingestion.steps.chunking._semantic_base import SentenceEmbeddingChunker
 from fastrag.ingestion.steps.chunking._semantic_settings import (
-    SemanticSettings,
-    check_embedder,
     embedder_identity,
 )
-from fastrag.ingestion.steps.chunking.base import Chunker, Piece
+from fastrag.ingestion.steps.chunking.base import Piece
 
 if TYPE_CHECKING:
-    from fastrag.ingestion.steps.embedding import Embedder
     from fastrag.models import Document
-    from fastrag.pipeline import CacheSetting, Policy
 
 __all__ = ["LangchainSemanticChunker"]
 
@@ -35,7 +32,7 @@ _VERSION: Final = 1
 _FEATURE: Final = "LangchainSemanticChunker"
 
 
-class LangchainSemanticChunker(Chunker):
+class LangchainSemanticChunker(SentenceEmbeddingChunker):
     """Split with LangChain Experimental's SemanticChunker, embedding with an SDK Embedder.
 
     A thin wrapper: sentence grouping, distance thresholds and chunk assembly are all
@@ -43,38 +40,6 @@ class LangchainSemanticChunker(Chunker):
     sentences rather than preserving source whitespace — use EmbeddingSemanticChunker
     when exact source slices matter). Only the embedding model is ours.
     """
-
-    accepted_content_formats = frozenset({"markdown", "text"})
-
-    def __init__(
-        self,
-        *,
-        embeddings: Embedder,
-        buffer_size: int = 1,
-        breakpoint_threshold_type: Literal[
-            "percentile", "standard_deviation", "interquartile", "gradient"
-        ] = "percentile",
-        breakpoint_threshold_amount: float | None = None,
-        number_of_chunks: int | None = None,
-        sentence_split_regex: str = r"(?<=[.?!])\s+",
-        min_chunk_size: int | None = None,
-        add_start_index: bool = False,
-        batch_size: int = 64,
-        cache: CacheSetting = None,
-        policy: Policy | None = None,
-    ) -> None:
-        self.embeddings = check_embedder(embeddings)
-        self.settings = SemanticSettings.of(
-            buffer_size=buffer_size,
-            breakpoint_threshold_type=breakpoint_threshold_type,
-            breakpoint_threshold_amount=breakpoint_threshold_amount,
-            number_of_chunks=number_of_chunks,
-            sentence_split_regex=sentence_split_regex,
-            min_chunk_size=min_chunk_size,
-            add_start_index=add_start_index,
-            batch_size=batch_size,
-        )
-        super().__init__(cache=cache, policy=policy)
 
     def config(self) -> Mapping[str, Any]:
         """Return splitter settings and the embedder's nonsecret identity."""
