@@ -31,6 +31,7 @@ __all__ = [
     "LAYOUT_KEY",
     "PAGES_KEY",
     "ChunkPages",
+    "PageMap",
     "chunk_pages",
     "page_of",
 ]
@@ -53,28 +54,50 @@ def page_of(pages: Sequence[Sequence[int]], offset: int) -> int | None:
     if not pages:
         return None
     starts = [entry[0] for entry in pages]
-    index = max(0, bisect_right(starts, offset) - 1)
-    return int(pages[index][2])
+    return int(pages[max(0, bisect_right(starts, offset) - 1)][2])
 
 
 def chunk_pages(metadata: Mapping[str, Any], start: int, end: int) -> ChunkPages | None:
     """Page, page range and per-page bounding boxes of content ``[start, end)``.
 
-    None when the document carries no page map. Boxes are the union, per page, of the
-    layout entries the range overlaps, in page order.
+    None when the document carries no page map. For many ranges of one document build a
+    ``PageMap`` once instead (this rebuilds its search index on every call).
     """
-    pages = metadata.get(PAGES_KEY)
-    if not isinstance(pages, Sequence) or not pages:
-        return None
-    first = page_of(pages, start)
-    last = page_of(pages, max(start, end - 1))
-    if first is None or last is None:
-        return None
-    unions: dict[int, list[float]] = {}
-    layout = metadata.get(LAYOUT_KEY)
-    if isinstance(layout, Sequence) and layout:
-        starts = [entry[0] for entry in layout]
-        index = max(0, bisect_right(starts, start) - 1)
+    page_map = PageMap.of(metadata)
+    return None if page_map is None else page_map.locate(start, end)
+
+
+class PageMap:
+    """A document's page maps with their offsets indexed once, for locating many chunks."""
+
+    __slots__ = ("_layout", "_layout_starts", "_page_starts", "_pages")
+
+    def __init__(self, pages: Sequence[Sequence[int]], layout: Sequence[Sequence[Any]]) -> None:
+        self._pages = pages
+        self._page_starts = [entry[0] for entry in pages]
+        self._layout = layout
+        self._layout_starts = [entry[0] for entry in layout]
+
+    @classmethod
+    def of(cls, metadata: Mapping[str, Any]) -> PageMap | None:
+        """The map of a parsed document's metadata; None when it carries no pages."""
+        pages = metadata.get(PAGES_KEY)
+        if not isinstance(pages, Sequence) or not pages:
+            return None
+        layout = metadata.get(LAYOUT_KEY)
+        return cls(pages, layout if isinstance(layout, Sequence) else ())
+
+    def page(self, offset: int) -> int:
+        """The page holding content ``offset``."""
+        return int(self._pages[max(0, bisect_right(self._page_starts, offset) - 1)][2])
+
+    def locate(self, start: int, end: int) -> ChunkPages:
+        """Page, page range and per-page boxes of ``[start, end)``; boxes are the union,
+        per page, of the layout entries the range overlaps, in page order."""
+        first, last = self.page(start), self.page(max(start, end - 1))
+        unions: dict[int, list[float]] = {}
+        layout = self._layout
+        index = max(0, bisect_right(self._layout_starts, start) - 1)
         while index < len(layout) and layout[index][0] < end:
             _entry_start, entry_end, page, x0, y0, x1, y1 = layout[index]
             index += 1
@@ -86,5 +109,5 @@ def chunk_pages(metadata: Mapping[str, Any], start: int, end: int) -> ChunkPages
             else:
                 box[0], box[1] = min(box[0], x0), min(box[1], y0)
                 box[2], box[3] = max(box[2], x1), max(box[3], y1)
-    boxes = tuple((float(page), *box) for page, box in sorted(unions.items()))
-    return first, (first, last), boxes
+        boxes = tuple((float(page), *box) for page, box in sorted(unions.items()))
+        return first, (first, last), boxes

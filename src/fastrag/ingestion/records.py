@@ -46,7 +46,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import ValidationError
-from fastrag.ingestion.pages import DOCUMENT_LEVEL_KEYS, chunk_pages
+from fastrag.ingestion.pages import DOCUMENT_LEVEL_KEYS, PageMap
 from fastrag.models import Document, content_format_of
 from fastrag.packing.contract import STRUCTURE_VERSION, build_embedding_text
 from fastrag.pipeline.hashing import sha256_parts
@@ -220,6 +220,7 @@ def build_record(
     counted_by: str | None = None,
     max_tokens: int | None = None,
     search_from: int = 0,
+    page_map: PageMap | None = None,
 ) -> dict[str, Any]:
     """The record of ``chunk`` of the parsed document ``parent``, keys in ``RECORD_KEYS`` order.
 
@@ -229,7 +230,8 @@ def build_record(
     chunker's budget, stored so ``validate`` can re-check it without being told.
     ``search_from`` is where to look for a chunk that carries no offsets of its own
     (``build_records`` passes the previous chunk's start, so repeated text resolves in
-    order).
+    order). ``page_map`` is the parent's ``PageMap`` when the caller built it once for
+    many chunks (``build_records`` does); else it is built here.
     """
     source = str(parent.metadata.get("source", parent.source_id))
     source_type = str(parent.metadata.get("source_type", content_format_of(parent.metadata)))
@@ -238,7 +240,8 @@ def build_record(
     metadata: dict[str, Any] = {
         key: value for key, value in chunk.metadata.items() if key not in _DROPPED_KEYS
     }
-    page = _page(parent, chunk, char_start, char_end, metadata)
+    pages = page_map if page_map is not None else PageMap.of(parent.metadata)
+    page = _page(pages, chunk, char_start, char_end, metadata)
     metadata.update(
         {
             "atomic_structure_loss": bool(chunk.metadata.get("atomic_structure_loss", False)),
@@ -272,21 +275,19 @@ def build_record(
 
 
 def _page(
-    parent: Document,
+    pages: PageMap | None,
     chunk: Document,
     char_start: int | None,
     char_end: int | None,
     metadata: dict[str, Any],
 ) -> int | None:
     """The record's page; adds ``page_range``/``boxes`` to ``metadata`` from the page map."""
-    if char_start is not None and char_end is not None:
-        located = chunk_pages(parent.metadata, char_start, char_end)
-        if located is not None:
-            page, page_range, boxes = located
-            metadata["page_range"] = list(page_range)
-            if boxes:
-                metadata["boxes"] = [[int(box[0]), *box[1:]] for box in boxes]
-            return page
+    if pages is not None and char_start is not None and char_end is not None:
+        page, page_range, boxes = pages.locate(char_start, char_end)
+        metadata["page_range"] = list(page_range)
+        if boxes:
+            metadata["boxes"] = [[int(box[0]), *box[1:]] for box in boxes]
+        return page
     for key in ("page", "page_no"):
         value = chunk.metadata.get(key)
         if type(value) is int:
@@ -307,6 +308,7 @@ def build_records(
     ordered = sorted(chunks, key=lambda chunk: _index_of(chunk.metadata))
     records: list[dict[str, Any]] = []
     cursor = 0
+    page_map = PageMap.of(parent.metadata)
     for chunk in ordered:
         record = build_record(
             parent,
@@ -316,6 +318,7 @@ def build_records(
             counted_by=counted_by,
             max_tokens=max_tokens,
             search_from=cursor,
+            page_map=page_map,
         )
         if record["char_start"] is not None:
             cursor = record["char_start"] + 1
