@@ -90,6 +90,8 @@ def test_every_file_ends_in_the_state_its_bytes_call_for(run: dict[str, Any]) ->
         if row["state"] != "chunked":
             assert path in row["reason"]
     assert "needs OCR" in rows["scanned_ocr_test.pdf"]["reason"]
+    assert rows["scanned_ocr_test.pdf"]["error"] == "NeedsOcrError"
+    assert rows["malformed_invalid.pdf"]["error"] == "ParsingError"
     assert "--pdf-password" in rows["encrypted_aes256_multicolumn.pdf"]["reason"]
     assert (run["quarantine"] / "scanned_ocr_test.pdf").is_file()
 

@@ -134,12 +134,15 @@ class _Share:
         chunks = self.chunks.pop(source, [])
         if isinstance(event, ItemFailed) or parent is None:
             message = event.message if isinstance(event, ItemFailed) else "no parsed document"
-            if isinstance(event, ItemFailed) and event.error_type in _NEEDS_A_HUMAN:
+            error = _error_type(event)
+            if error in _NEEDS_A_HUMAN:
                 reason = _named(source, message)
-                return DocumentOutcome(self._entry(source, parent, QUARANTINED, reason))
+                return DocumentOutcome(
+                    self._entry(source, parent, QUARANTINED, reason, error=error)
+                )
             stage = "parsing" if parent is None else "chunking"
-            reason = _named(source, f"{stage} failed ({_error_type(event)}): {message}")
-            return DocumentOutcome(self._entry(source, parent, FAILED, reason))
+            reason = _named(source, f"{stage} failed ({error}): {message}")
+            return DocumentOutcome(self._entry(source, parent, FAILED, reason, error=error))
         notes = "; ".join(
             str(note)
             for note in parent.metadata.get("parse_diagnostics", ())
@@ -167,7 +170,14 @@ class _Share:
         return DocumentOutcome(entry, tuple(records))
 
     def _entry(
-        self, source: str, parent: Document | None, state: str, reason: str, count: int = 0
+        self,
+        source: str,
+        parent: Document | None,
+        state: str,
+        reason: str,
+        count: int = 0,
+        *,
+        error: str | None = None,
     ) -> ManifestEntry:
         raw = self.raws[source].metadata
         size, sha256, source_type = raw.get("size"), raw.get("sha256"), raw.get("source_type")
@@ -186,6 +196,7 @@ class _Share:
             document_id=None if parent is None else parent.id,
             pages=pages,
             pages_with_text=with_text,
+            error=error,
         )
 
 

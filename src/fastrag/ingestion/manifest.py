@@ -42,7 +42,7 @@ FAILED: Final = "failed"
 QUARANTINED: Final = "quarantined"
 STATES: Final = (CHUNKED, EMPTY, SKIPPED, FAILED, QUARANTINED)
 
-MANIFEST_SCHEMA_VERSION: Final = 3
+MANIFEST_SCHEMA_VERSION: Final = 4
 """Bumped whenever the table changes incompatibly; an older file must be deleted.
 (3: the ``fastrag_manifest_index`` table of what each file has in the vector store.)"""
 
@@ -53,13 +53,13 @@ _SCHEMA: Final = (
     " path TEXT PRIMARY KEY, sha256 TEXT, size INTEGER, source_type TEXT,"
     " state TEXT NOT NULL, reason TEXT NOT NULL, chunk_count INTEGER NOT NULL,"
     " parser_version TEXT, ingestion_version TEXT, document_id TEXT,"
-    " pages INTEGER, pages_with_text INTEGER)",
+    " pages INTEGER, pages_with_text INTEGER, error TEXT)",
     "CREATE TABLE IF NOT EXISTS fastrag_manifest_index ("
     " path TEXT PRIMARY KEY, generation TEXT NOT NULL)",
 )
 _COLUMNS: Final = (
     "path, sha256, size, source_type, state, reason, chunk_count, parser_version, "
-    "ingestion_version, document_id, pages, pages_with_text"
+    "ingestion_version, document_id, pages, pages_with_text, error"
 )
 
 
@@ -87,6 +87,9 @@ class ManifestEntry:
     """Pages (slides) of a paginated source that parsed; None for unpaginated formats."""
     pages_with_text: int | None = None
     """Of ``pages``, how many had extractable text (the rest need OCR)."""
+    error: str | None = None
+    """The exception type that ended a failed or quarantined file (e.g. ``NeedsOcrError``),
+    so figures are counted by kind, never by parsing ``reason``."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.path, str) or not self.path:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from fastrag._optional import require
-from fastrag.exceptions import ValidationError
+from fastrag.exceptions import NeedsOcrError, ValidationError
 from fastrag.ingestion.manifest import CHUNKED, EMPTY, FAILED, QUARANTINED, SKIPPED, ManifestEntry
 
 __all__ = [
@@ -30,8 +30,7 @@ __all__ = [
 ]
 
 _UNKNOWN: Final = "unknown"
-NEEDS_OCR: Final = "needs OCR"
-"""The phrase every "no extractable text" reason carries (``NeedsOcrError`` messages)."""
+_NEEDS_OCR: Final = NeedsOcrError.__name__
 _RATE_PLACES: Final = 6
 
 
@@ -251,7 +250,7 @@ class ReportBuilder:
         """Count the final state of discovered files (one entry per file)."""
         for entry in entries:
             source_type = entry.source_type or _UNKNOWN
-            needs_ocr = entry.state == QUARANTINED and NEEDS_OCR in entry.reason
+            needs_ocr = entry.error == _NEEDS_OCR
             for accumulator in (self._accumulator(source_type), self._total):
                 accumulator.states[entry.state] = accumulator.states.get(entry.state, 0) + 1
                 accumulator.pages += entry.pages or 0

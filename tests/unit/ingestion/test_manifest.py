@@ -116,7 +116,7 @@ def test_a_damaged_row_is_reported(tmp_path: Path) -> None:
     with sqlite3.connect(path) as connection:
         connection.execute(
             "INSERT INTO fastrag_manifest_files VALUES ('x', NULL, NULL, NULL, 'weird', '', 0,"
-            " NULL, NULL, NULL, NULL, NULL)"
+            " NULL, NULL, NULL, NULL, NULL, NULL)"
         )
     with Manifest(path) as manifest, pytest.raises(CacheError, match="row is invalid"):
         manifest.states()

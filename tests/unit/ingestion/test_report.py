@@ -106,8 +106,10 @@ def test_pages_text_rate_and_ocr_needs_per_type() -> None:
                       pages_with_text=8),
         ManifestEntry("b.pdf", "h", 9, "pdf", EMPTY, pages=2, pages_with_text=0),
         ManifestEntry("scan.pdf", "h", 9, "pdf", QUARANTINED,
-                      reason="scan.pdf: no extractable text — needs OCR (1 image-only page)"),
-        ManifestEntry("bad.pdf", "h", 9, "pdf", FAILED, reason="truncated"),
+                      reason="scan.pdf: no extractable text", error="NeedsOcrError"),
+        # counted by the error's kind, never by the words of the reason
+        ManifestEntry("bad.pdf", "h", 9, "pdf", FAILED, reason="truncated; needs OCR?",
+                      error="ParsingError"),
         ManifestEntry("n.md", "h", 1, "markdown", QUARANTINED, reason="missing tenant"),
     ])  # fmt: skip
     report = builder.build()
