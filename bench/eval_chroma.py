@@ -1,7 +1,11 @@
 """Run Chroma's dataset through ``fastrag.benchmarking`` (by hand; minutes per config).
 
     .venv/bin/python bench/eval_chroma.py OUT.json [--cache PATH] [--protocol k|tokens]
-        [--config FILE ...] [--reproduce] [--grid key=v1,v2 ...]
+        [--config FILE ...] [--reproduce] [--grid key=v1,v2 ...] [--grid-chunker KIND]
+        [--paired-baseline NAME]
+
+``bench/eval_model_assisted.toml`` holds the model-assisted rows of docs/benchmarking.md
+(start the local chat stand-in first; see that file).
 
 Prints one line per configuration and writes the full JSON summary.
 """
@@ -15,6 +19,7 @@ import sys
 import time
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -26,13 +31,41 @@ from fastrag.benchmarking._embedding import (
 )
 from fastrag.benchmarking.chroma import load_chroma
 from fastrag.benchmarking.configs import (
+    KINDS,
     expand_grid,
     load_configs,
     parse_grid,
     reproduction_configs,
 )
-from fastrag.benchmarking.evaluate import EvalSettings, evaluate
+from fastrag.benchmarking.evaluate import ConfigResult, EvalSettings, evaluate
 from fastrag.tokenization import HuggingFaceTokenizer
+
+
+def _with_questions(result: ConfigResult) -> dict[str, Any]:
+    """The summary plus per-question recall and IoU, in question order (paired comparisons)."""
+    return {
+        **result.as_dict(),
+        "per_question": {
+            "recall": [round(score.recall, 6) for score in result.scores],
+            "iou": [round(score.iou, 6) for score in result.scores],
+        },
+    }
+
+
+def _paired(baseline: ConfigResult, other: ConfigResult, metric: str) -> str:
+    """Mean per-question difference with a 95 % bootstrap interval, and wins/losses."""
+    import numpy as np
+
+    before = np.array([getattr(score, metric) for score in baseline.scores])
+    after = np.array([getattr(score, metric) for score in other.scores])
+    delta = after - before
+    rng = np.random.default_rng(0)
+    means = delta[rng.integers(0, len(delta), (2000, len(delta)))].mean(axis=1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return (
+        f"{metric} {100 * delta.mean():+.2f} [{100 * low:+.2f}, {100 * high:+.2f}]"
+        f" better {int((delta > 1e-9).sum())} worse {int((delta < -1e-9).sum())}"
+    )
 
 
 def main() -> int:
@@ -45,11 +78,18 @@ def main() -> int:
     parser.add_argument("--spans", choices=("first", "exact"), default="first")
     parser.add_argument("--config", action="append", default=[], type=Path)
     parser.add_argument("--grid", action="append", default=[])
+    parser.add_argument("--grid-chunker", choices=KINDS, default="structure")
     parser.add_argument("--reproduce", action="store_true")
+    parser.add_argument(
+        "--paired-baseline",
+        default=None,
+        metavar="NAME",
+        help="also print each configuration's per-question differences from this one",
+    )
     arguments = parser.parse_args()
     configs = [c for path in arguments.config for c in load_configs(path)]
     if arguments.grid:
-        configs += expand_grid(parse_grid(arguments.grid))
+        configs += expand_grid(parse_grid(arguments.grid), kind=arguments.grid_chunker)
     if arguments.reproduce:
         configs = reproduction_configs() + configs
     corpus = load_chroma()
@@ -71,10 +111,14 @@ def main() -> int:
         token_budget=arguments.token_budget,
         spans=arguments.spans,
     )
-    results = evaluate(
-        corpus, configs, embedder, settings=settings, model_tokenizer=tokenizer, progress=progress
-    )
-    for result in results:
+    arguments.output.parent.mkdir(parents=True, exist_ok=True)
+    results = []
+    for config in configs:  # one at a time: each line and the JSON so far survive a stop
+        (result,) = evaluate(
+            corpus, [config], embedder, settings=settings, model_tokenizer=tokenizer,
+            progress=progress,
+        )  # fmt: skip
+        results.append(result)
         o = result.overall
         print(
             f"{result.config.name:55s} recall {100 * o['recall'].mean:5.1f}"
@@ -84,10 +128,21 @@ def main() -> int:
             f"  chunks {result.cost['chunks']}  trunc {result.cost['truncated_fraction']:.2f}",
             flush=True,
         )
-    arguments.output.parent.mkdir(parents=True, exist_ok=True)
-    arguments.output.write_text(
-        json.dumps([result.as_dict() for result in results], indent=2), encoding="utf-8"
-    )
+        notes = {
+            key: result.cost[key] for key in ("refinement", "window_fitting") if key in result.cost
+        }
+        if notes:
+            print(f"{'':55s} {json.dumps(notes)}", flush=True)
+        arguments.output.write_text(
+            json.dumps([_with_questions(result) for result in results], indent=2),
+            encoding="utf-8",
+        )
+    baseline = next((r for r in results if r.config.name == arguments.paired_baseline), None)
+    for result in results if baseline is not None else []:
+        if result is not baseline:
+            print(f"{result.config.name:55s} vs {baseline.config.name}:", flush=True)
+            print(f"    {_paired(baseline, result, 'recall')}", flush=True)
+            print(f"    {_paired(baseline, result, 'iou')}", flush=True)
     return 0
 
 

@@ -14,8 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, NamedTuple
 
+from fastrag.benchmarking._assisted import (
+    EvalEmbeddingModel,
+    build_refiner,
+    collect,
+    embedding_semantic_ranges,
+    special_token_tokenizer,
+)
 from fastrag.benchmarking._recursive_tokens import (
     CHROMA_SEPARATORS,
     LANGCHAIN_SEPARATORS,
@@ -26,9 +33,10 @@ from fastrag.benchmarking.metrics import Span, union
 from fastrag.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
+    from fastrag.benchmarking._embedding import CachedEmbedder
     from fastrag.tokenization import Tokenizer
 
-__all__ = ["IndexedChunk", "SpanMode", "chunk_corpus"]
+__all__ = ["CorpusChunks", "IndexedChunk", "SpanMode", "chunk_corpus"]
 
 SpanMode = Literal["exact", "first"]
 
@@ -57,7 +65,10 @@ class IndexedChunk:
 
 
 def _structure_chunks(
-    config: ChunkerConfig, documents: Mapping[str, str], model_tokenizer: Callable[[], Tokenizer]
+    config: ChunkerConfig,
+    documents: Mapping[str, str],
+    model_tokenizer: Callable[[], Tokenizer],
+    notes: dict[str, Any],
 ) -> list[IndexedChunk]:
     from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
     from fastrag.models import Document
@@ -70,11 +81,20 @@ def _structure_chunks(
     max_tokens = int(params.get("max_tokens", 600))
     params.setdefault("target_tokens", max(1, (max_tokens * 2) // 3))
     params.setdefault("min_preferred_tokens", min(100, int(params["target_tokens"]) // 2))
-    chunker = StructureAwareChunker(tokenizer=tokenizer, **params)
+    refiner = build_refiner(params) if params.get("semantic_mode") == "llm" else None
+    chunker = StructureAwareChunker(tokenizer=tokenizer, semantic_refiner=refiner, **params)
+
+    def document(name: str) -> Document:
+        return Document(name, name, documents[name], {"content_format": fmt})
+
+    if refiner is None:
+        pieces = {name: list(chunker.split(document(name))) for name in documents}
+    else:  # a chat model is asked: only the asynchronous path may do that
+        pieces = collect(list(documents), lambda name: chunker.asplit(document(name)))
+        notes["refinement"] = refiner.tally.as_dict()
     chunks = []
-    for name, text in documents.items():
-        document = Document(name, name, text, {"content_format": fmt})
-        for piece in chunker.split(document):
+    for name in documents:
+        for piece in pieces[name]:
             if isinstance(piece, str):  # the engine always yields (content, metadata)
                 continue
             content, metadata = piece
@@ -164,6 +184,30 @@ def _recursive_character_chunks(
     return chunks
 
 
+def _embedding_semantic_chunks(
+    config: ChunkerConfig,
+    documents: Mapping[str, str],
+    embedder: CachedEmbedder | None,
+    max_seq_length: int,
+    notes: dict[str, Any],
+) -> list[IndexedChunk]:
+    """Exact source slices; the embedded text is the chunk itself (no heading path)."""
+    if embedder is None:
+        raise ConfigurationError(
+            f"configuration {config.name!r}: embedding_semantic needs the evaluation's "
+            f"embedder (pass embedder= to chunk_corpus)"
+        )
+    model = EvalEmbeddingModel(embedder, special_token_tokenizer(embedder), max_seq_length)
+    ranges = embedding_semantic_ranges(config.params, documents, model, notes)
+    chunks = []
+    for name, text in documents.items():
+        for start, end in ranges[name]:
+            piece = text[start:end]
+            if piece.strip():
+                chunks.append(IndexedChunk(name, ((start, end),), piece, piece))
+    return chunks
+
+
 def _first_occurrence(chunk: IndexedChunk, text: str) -> IndexedChunk:
     """The chunk moved to where its source text (hull of its spans) first occurs."""
     low, high = chunk.spans[0][0], chunk.spans[-1][1]
@@ -175,6 +219,14 @@ def _first_occurrence(chunk: IndexedChunk, text: str) -> IndexedChunk:
     return IndexedChunk(chunk.document, spans, chunk.text, chunk.embedding_text, chunk.heading_path)
 
 
+class CorpusChunks(NamedTuple):
+    """The chunks of a corpus, and counts of what any model did while making them."""
+
+    chunks: list[IndexedChunk]
+    notes: dict[str, Any]
+    """``refinement`` (chat calls, fallbacks by reason) or ``window_fitting`` counts."""
+
+
 def chunk_corpus(
     config: ChunkerConfig,
     documents: Mapping[str, str],
@@ -182,18 +234,27 @@ def chunk_corpus(
     cl100k: Tokenizer,
     model_tokenizer: Callable[[], Tokenizer],
     spans: SpanMode = "exact",
-) -> list[IndexedChunk]:
-    """All chunks of all documents under ``config``, in document then source order."""
+    embedder: CachedEmbedder | None = None,
+    max_seq_length: int = 256,
+) -> CorpusChunks:
+    """All chunks of all documents under ``config``, in document then source order.
+
+    ``embedder`` (with the model's ``max_seq_length``) is what ``embedding_semantic``
+    embeds sentence windows with: the evaluation's own model and cache.
+    """
     chunks: list[IndexedChunk]
+    notes: dict[str, Any] = {}
     if config.kind == "structure":
-        chunks = _structure_chunks(config, documents, model_tokenizer)
+        chunks = _structure_chunks(config, documents, model_tokenizer, notes)
     elif config.kind == "recursive_tokens":
         chunks = _recursive_token_chunks(config, documents, cl100k)
+    elif config.kind == "embedding_semantic":
+        chunks = _embedding_semantic_chunks(config, documents, embedder, max_seq_length, notes)
     else:
         chunks = _recursive_character_chunks(config, documents)
     if spans == "first":
         chunks = [_first_occurrence(chunk, documents[chunk.document]) for chunk in chunks]
-    return chunks
+    return CorpusChunks(chunks, notes)
 
 
 def describe_chunks(chunks: Sequence[IndexedChunk]) -> dict[str, Any]:

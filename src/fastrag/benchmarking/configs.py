@@ -9,6 +9,18 @@ Kinds:
     (``"model"`` = the embedding model's own tokenizer.json, the default; or any
     ``--tokenizer`` value) and ``format`` (how documents are normalized: ``text``,
     ``markdown``, ...; default ``text``). The embedded text is ``build_embedding_text``.
+    ``semantic_mode`` (``heuristic``, ``disabled`` or ``llm``): with ``llm`` a
+    ``ChatBoundaryRefiner`` asks the OpenAI-compatible endpoint ``llm_base_url`` (model
+    ``llm_model``; key read from the environment variable named by ``llm_api_key_env``,
+    never written in the file; ``llm_timeout`` seconds, ``llm_retries``,
+    ``llm_concurrency``) about plain Markdown/RST paragraphs, so it needs ``format =
+    "markdown"`` (or ``"rst"``) to have anything to ask about.
+``embedding_semantic`` (also ``embedding-semantic``)
+    ``EmbeddingSemanticChunker`` with the evaluation's own embedding model (and cache):
+    ``buffer_size``, ``breakpoint_threshold_type``, ``breakpoint_threshold_amount``,
+    ``number_of_chunks``, ``sentence_split_regex``, ``min_chunk_size``, ``batch_size``
+    (the seed's defaults when absent) and ``format`` (``text`` or ``markdown``). Chunks
+    are exact source slices; nothing caps their size.
 ``recursive_tokens``
     LangChain's recursive splitter with cl100k token lengths, as in Chroma's report
     (``chunk_size``, ``chunk_overlap``, ``separators``: ``"chroma"`` (default),
@@ -43,7 +55,19 @@ __all__ = [
     "reproduction_configs",
 ]
 
-KINDS: Final = ("structure", "recursive_tokens", "recursive_characters")
+KINDS: Final = ("structure", "recursive_tokens", "recursive_characters", "embedding_semantic")
+
+LLM_PARAMS: Final = frozenset(
+    {
+        "llm_base_url",
+        "llm_model",
+        "llm_api_key_env",
+        "llm_timeout",
+        "llm_retries",
+        "llm_concurrency",
+    }
+)
+"""The chat endpoint of ``semantic_mode = "llm"`` (only with that mode)."""
 
 _ALLOWED: Final[Mapping[str, frozenset[str]]] = {
     "structure": frozenset(
@@ -57,11 +81,26 @@ _ALLOWED: Final[Mapping[str, frozenset[str]]] = {
             "merge_small_sections",
             "tokenizer",
             "format",
+            "semantic_mode",
+            *LLM_PARAMS,
         }
     ),
     "recursive_tokens": frozenset({"chunk_size", "chunk_overlap", "separators"}),
     "recursive_characters": frozenset({"chunk_size", "chunk_overlap"}),
+    "embedding_semantic": frozenset(
+        {
+            "buffer_size",
+            "breakpoint_threshold_type",
+            "breakpoint_threshold_amount",
+            "number_of_chunks",
+            "sentence_split_regex",
+            "min_chunk_size",
+            "batch_size",
+            "format",
+        }
+    ),
 }
+_ALIASES: Final = {"embedding-semantic": "embedding_semantic"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,16 +117,41 @@ class ChunkerConfig:
                 f"configuration {self.name!r}: unknown chunker {self.kind!r}; use one of "
                 f"{', '.join(KINDS)}"
             )
+        if "llm_api_key" in self.params:
+            raise ConfigurationError(
+                f"configuration {self.name!r}: never put an API key in a configuration "
+                f"(it would be copied into results); name the environment variable that "
+                f"holds it with llm_api_key_env"
+            )
         unknown = sorted(set(self.params) - _ALLOWED[self.kind])
         if unknown:
             raise ConfigurationError(
                 f"configuration {self.name!r}: {self.kind} takes no parameter "
                 f"{', '.join(unknown)}; allowed: {', '.join(sorted(_ALLOWED[self.kind]))}"
             )
+        if self.kind == "structure":
+            _check_llm(self.name, self.params)
 
     def describe(self) -> dict[str, Any]:
         """JSON-ready ``{"name", "chunker", **params}``."""
         return {"name": self.name, "chunker": self.kind, **dict(self.params)}
+
+
+def _check_llm(name: str, params: Mapping[str, Any]) -> None:
+    """``semantic_mode = "llm"`` needs an endpoint and a model; the endpoint needs the mode."""
+    mode = params.get("semantic_mode", "heuristic")
+    given = sorted(LLM_PARAMS & set(params))
+    if mode != "llm" and given:
+        raise ConfigurationError(
+            f"configuration {name!r}: {', '.join(given)} only apply with "
+            f'semantic_mode = "llm" (got semantic_mode = {mode!r})'
+        )
+    missing = [key for key in ("llm_base_url", "llm_model") if mode == "llm" and key not in params]
+    if missing:
+        raise ConfigurationError(
+            f'configuration {name!r}: semantic_mode = "llm" needs {" and ".join(missing)} '
+            f'(e.g. llm_base_url = "http://127.0.0.1:8765/v1", llm_model = "local-standin")'
+        )
 
 
 def _config(raw: object, where: str, index: int) -> ChunkerConfig:
@@ -98,6 +162,7 @@ def _config(raw: object, where: str, index: int) -> ChunkerConfig:
     name = params.pop("name", None)
     if not isinstance(kind, str):
         raise ConfigurationError(f"{where}: 'chunker' must be a string")
+    kind = _ALIASES.get(kind, kind)
     if name is None:
         name = kind + "".join(f" {key}={value}" for key, value in sorted(params.items()))
     return ChunkerConfig(str(name), kind, params)
@@ -129,10 +194,12 @@ def _value(text: str) -> Any:
     lowered = text.strip().lower()
     if lowered in ("true", "false"):
         return lowered == "true"
-    try:
-        return int(text)
-    except ValueError:
-        return text.strip()
+    for number in (int, float):
+        try:
+            return number(text)
+        except ValueError:
+            continue
+    return text.strip()
 
 
 def parse_grid(values: Sequence[str]) -> dict[str, list[Any]]:
@@ -159,8 +226,9 @@ def expand_grid(
     configs = []
     for combination in itertools.product(*(grid[key] for key in keys)):
         params = {**(base or {}), **dict(zip(keys, combination, strict=True))}
-        name = kind + "".join(f" {key}={params[key]}" for key in keys)
-        configs.append(ChunkerConfig(name, kind, params))
+        chosen = _ALIASES.get(kind, kind)
+        name = chosen + "".join(f" {key}={params[key]}" for key in keys)
+        configs.append(ChunkerConfig(name, chosen, params))
     return configs
 
 

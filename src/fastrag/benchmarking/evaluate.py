@@ -118,12 +118,15 @@ def _evaluate_one(
     progress: Progress | None,
 ) -> ConfigResult:
     started = time.perf_counter()
-    chunks = chunk_corpus(
+    before_chunking = embedder.embedded
+    chunks, notes = chunk_corpus(
         config,
         corpus.documents,
         cl100k=cl100k,
         model_tokenizer=model_tokenizer,
         spans=settings.spans,
+        embedder=embedder,
+        max_seq_length=settings.max_seq_length,
     )
     chunked = time.perf_counter()
     tokens = _count(cl100k, [chunk.text for chunk in chunks])
@@ -177,6 +180,8 @@ def _evaluate_one(
         "max_model_tokens": max(pieces, default=0),
         "retrieved_tokens": mean_std(retrieved_tokens).as_dict(),
         "newly_embedded": embedder.embedded - before,
+        "newly_embedded_while_chunking": before - before_chunking,
+        **notes,
         "seconds": {
             "chunking": round(chunked - started, 2),
             "embedding": round(embedded - chunked, 2),

