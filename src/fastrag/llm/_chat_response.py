@@ -1,43 +1,19 @@
-"""Reading an OpenAI chat answer: a capped body, then exactly one message's text.
+"""Reading an OpenAI chat answer: exactly one message's text.
 
-Kept apart from the client so each rule is testable alone. The body cap exists because a
-hostile or misconfigured endpoint can stream without end; the parser accepts only the
-documented shape (``choices[0].message.content`` as a string) and treats a
-``finish_reason`` of ``"length"`` as a failure: a reply cut at the output-token limit is
-not the answer that was asked for (a half JSON object, a half grouping).
+Kept apart from the client so each rule is testable alone (the body it parses was read
+under ``_http.read_capped``'s cap). The parser accepts only the documented shape
+(``choices[0].message.content`` as a string) and treats a ``finish_reason`` of
+``"length"`` as a failure: a reply cut at the output-token limit is not the answer that
+was asked for (a half JSON object, a half grouping).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from fastrag.llm._chat_errors import ChatModelError
 
-__all__ = ["ResponseTooLarge", "message_text", "read_capped"]
-
-
-class ResponseTooLarge(Exception):  # noqa: N818 - internal signal, never escapes
-    """The body passed ``limit`` bytes; the client turns it into a ``ChatModelError``."""
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(limit)
-        self.limit = limit
-
-
-async def read_capped(response: Any, limit: int) -> bytes:
-    """The response body, refusing more than ``limit`` bytes (declared or streamed)."""
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise ResponseTooLarge(limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise ResponseTooLarge(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+__all__ = ["message_text"]
 
 
 def message_text(raw: bytes, *, where: str, max_output_tokens: int) -> str:

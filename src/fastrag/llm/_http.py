@@ -1,9 +1,10 @@
-"""HTTP details shared by the OpenAI-compatible clients: endpoints, retry timing, limits.
+"""HTTP details shared by the OpenAI-compatible clients: endpoints, headers, body limits.
 
-Kept apart from the client so each rule is small and testable on its own: which answers
-are worth retrying, how long a server asked us to wait, how an endpoint is named in
-messages (scheme, host and path only: userinfo and query strings can carry credentials,
-so a base URL with either is refused up front).
+Kept apart from the client so each rule is small and testable on its own: how long a
+server asked us to wait, how an endpoint is named in messages (scheme, host and path only:
+userinfo and query strings can carry credentials, so a base URL with either is refused up
+front), how much of a body is read (a hostile or misconfigured endpoint can stream without
+end). Which answers are worth retrying, and for how long, is ``_retry``'s.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import math
 import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from fastrag.exceptions import ConfigurationError
@@ -21,15 +22,13 @@ if TYPE_CHECKING:
     from fastrag.llm.secret import Secret
 
 __all__ = [
-    "RETRYABLE_STATUSES",
+    "ResponseTooLarge",
     "endpoint_url",
     "error_detail",
     "json_headers",
+    "read_capped",
     "retry_after_seconds",
 ]
-
-RETRYABLE_STATUSES: Final = frozenset({408, 409, 429, 500, 502, 503, 504})
-"""Rate limits, timeouts and server faults; any other 4xx is the request's fault."""
 
 _DETAIL_LIMIT: Final = 80
 
@@ -121,3 +120,26 @@ def json_headers(api_key: Secret | None) -> dict[str, str]:
     if api_key is not None:
         headers["Authorization"] = f"Bearer {api_key.reveal()}"
     return headers
+
+
+class ResponseTooLarge(Exception):  # noqa: N818 - internal signal, never escapes
+    """The body passed ``limit`` bytes; each client turns it into its own error."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+async def read_capped(response: Any, limit: int) -> bytes:
+    """The response body, refusing more than ``limit`` bytes (declared or streamed)."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise ResponseTooLarge(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -10,7 +10,8 @@ too").
 compatible server (vLLM, Ollama, LocalAI, llama.cpp). Each attempt is bounded as a whole
 by ``timeout``; 429/408/409/5xx answers, dropped connections and timeouts are retried
 ``max_retries`` times with exponential backoff (``Policy.delay_for``, honouring a
-``Retry-After`` of at most ``max_retry_after`` seconds); anything else fails at once.
+``Retry-After`` of at most ``max_retry_after`` seconds: the rule of ``_retry``, shared
+with the embeddings client); anything else fails at once.
 Failures are ``TransientChatError`` (incl. ``ChatTimeoutError``) or ``ChatModelError``,
 so callers can tell "try later" from "fix something" by type.
 
@@ -33,16 +34,17 @@ from fastrag._checks import finite_number, int_at_least
 from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
 from fastrag.llm._chat_errors import ChatModelError, ChatTimeoutError, TransientChatError
-from fastrag.llm._chat_response import ResponseTooLarge, message_text, read_capped
+from fastrag.llm._chat_response import message_text
 from fastrag.llm._http import (
-    RETRYABLE_STATUSES,
+    ResponseTooLarge,
     endpoint_url,
     error_detail,
     json_headers,
+    read_capped,
     retry_after_seconds,
 )
+from fastrag.llm._retry import GiveUp, is_retryable_status, retry_rule
 from fastrag.llm.secret import Secret, as_secret, redact
-from fastrag.pipeline import Policy
 from fastrag.tokenization._text import scrub_surrogates
 
 __all__ = [
@@ -117,16 +119,15 @@ class OpenAIChatModel:
         self._timeout = finite_number("timeout", timeout, positive=True, unit="seconds")
         self._max_output_tokens = int_at_least("max_output_tokens", max_output_tokens, 1)
         self._temperature = finite_number("temperature", temperature, positive=False)
-        self._max_retry_after = finite_number(
-            "max_retry_after", max_retry_after, positive=False, unit="seconds"
-        )
         self._max_response_bytes = int_at_least("max_response_bytes", max_response_bytes, 1)
-        try:
-            self._retry = Policy(
-                retries=max_retries, backoff=backoff, max_backoff=max_backoff, jitter=0.1
-            )
-        except ConfigurationError as error:
-            raise ConfigurationError(f"OpenAIChatModel retry settings: {error}") from None
+        self._retry = retry_rule(
+            "OpenAIChatModel",
+            key=self._url,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            max_retry_after=max_retry_after,
+        )
         if not isinstance(trust_env, bool):
             raise ConfigurationError(f"trust_env must be True or False (got {trust_env!r})")
         if not isinstance(verify, bool | ssl.SSLContext):
@@ -221,7 +222,7 @@ class OpenAIChatModel:
             detail = ""
         shown = f" ({detail})" if detail else ""
         message = f"POST {self._url} answered HTTP {status}{shown}"
-        if status in RETRYABLE_STATUSES or status >= 500:
+        if is_retryable_status(status):
             return TransientChatError(message, retry_after=retry_after_seconds(headers))
         hint = {
             401: "check api_key",
@@ -232,22 +233,16 @@ class OpenAIChatModel:
 
     def _wait_or_raise(self, error: ChatModelError, attempt: int) -> float:
         """Seconds to wait before the next attempt, or raise ``error`` as final."""
-        attempts = f"{attempt} attempt" + ("s" if attempt > 1 else "")
         asked = error.retry_after if isinstance(error, TransientChatError) else None
-        if asked is not None and asked > self._max_retry_after:
-            raise type(error)(
-                redact(
-                    f"{error}; the server asked to retry after {asked:g} s, longer than "
-                    f"max_retry_after={self._max_retry_after:g} s ({attempts})",
-                    self._api_key,
-                )
-            )
-        if error.transient and attempt <= self._retry.retries:
-            return asked if asked is not None else self._retry.delay_for(attempt, self._url)
-        advice = " or raise max_retries" if error.transient else ""
-        if isinstance(error, ChatTimeoutError):
-            advice = f"; raise timeout= (now {self._timeout:g} s) or check the endpoint"
-        raise type(error)(redact(f"{error} ({attempts}){advice}", self._api_key))
+        decision = self._retry.decide(attempt, retryable=error.transient, retry_after=asked)
+        if not isinstance(decision, GiveUp):
+            return decision
+        advice = ""
+        if decision.reason == "out_of_attempts":
+            advice = " or raise max_retries"
+            if isinstance(error, ChatTimeoutError):
+                advice = f"; raise timeout= (now {self._timeout:g} s) or check the endpoint"
+        raise type(error)(redact(f"{error}{decision.suffix}{advice}", self._api_key))
 
     def _body(self, messages: Sequence[ChatMessage]) -> bytes:
         given: object = messages

@@ -8,9 +8,10 @@ Failure handling is the client's, per HTTP request (one request embeds one batch
 429/408/409/5xx answers, connection failures and timeouts are retried with exponential
 backoff (``Policy.delay_for``: the schedule every fastrag step uses), waiting exactly as
 long as a ``Retry-After``/``retry-after-ms`` header asks when that is at most
-``max_retry_after`` seconds and giving up at once when it is longer. Any other answer
-fails immediately. ``timeout`` bounds each attempt as a whole (not only the gaps between
-bytes), so a stalled server becomes an ``EmbeddingTimeoutError`` naming the endpoint.
+``max_retry_after`` seconds and giving up at once when it is longer (the rule of
+``_retry``, shared with the chat client). Any other answer fails immediately.
+``timeout`` bounds each attempt as a whole (not only the gaps between bytes), so a
+stalled server becomes an ``EmbeddingTimeoutError`` naming the endpoint.
 
 Secrets: the key lives in a ``Secret``; it is sent only in the ``Authorization`` header
 and never appears in ``identity``, ``repr``, errors or logs (messages are additionally
@@ -37,17 +38,18 @@ from fastrag._checks import finite_number, optional_int_at_least
 from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
 from fastrag.llm._http import (
-    RETRYABLE_STATUSES,
+    ResponseTooLarge,
     endpoint_url,
     error_detail,
     json_headers,
+    read_capped,
     retry_after_seconds,
 )
+from fastrag.llm._retry import GiveUp, is_retryable_status, retry_rule
 from fastrag.llm._vectors import check_vectors, to_vector
 from fastrag.llm.errors import EmbeddingError, EmbeddingTimeoutError
 from fastrag.llm.protocol import Vector
 from fastrag.llm.secret import Secret, as_secret, redact
-from fastrag.pipeline import Policy
 from fastrag.tokenization import TiktokenTokenizer, Tokenizer
 from fastrag.tokenization._text import scrub_surrogates
 
@@ -123,15 +125,14 @@ class OpenAIEmbeddingClient:
         self._url = endpoint_url(base_url, "/embeddings")
         self._dimensions = optional_int_at_least("dimensions", dimensions, 1)
         self._timeout = finite_number("timeout", timeout, positive=True, unit="seconds")
-        self._max_retry_after = finite_number(
-            "max_retry_after", max_retry_after, positive=False, unit="seconds"
+        self._retry = retry_rule(
+            "OpenAIEmbeddingClient",
+            key=self._url,
+            max_retries=max_retries,
+            backoff=backoff,
+            max_backoff=max_backoff,
+            max_retry_after=max_retry_after,
         )
-        try:
-            self._retry = Policy(
-                retries=max_retries, backoff=backoff, max_backoff=max_backoff, jitter=0.1
-            )
-        except ConfigurationError as error:
-            raise ConfigurationError(f"OpenAIEmbeddingClient retry settings: {error}") from None
         if not isinstance(trust_env, bool):
             raise ConfigurationError(f"trust_env must be True or False (got {trust_env!r})")
         if not isinstance(verify, bool | ssl.SSLContext):
@@ -212,38 +213,30 @@ class OpenAIEmbeddingClient:
                 outcome = await self._attempt(httpx, client, body, headers, len(texts))
                 if not isinstance(outcome, _Failure):
                     return outcome
-                self._give_up_or_wait_check(outcome, attempt)
-                delay = outcome.wait
-                if delay is None:
-                    delay = self._retry.delay_for(attempt, self._url)
-                await asyncio.sleep(delay)
+                await asyncio.sleep(self._wait_or_raise(outcome, attempt))
 
-    def _give_up_or_wait_check(self, failure: _Failure, attempt: int) -> None:
-        """Raise the final error unless ``failure`` may be retried now."""
-        attempts = f"{attempt} attempt" + ("s" if attempt > 1 else "")
-        if failure.wait is not None and failure.wait > self._max_retry_after:
-            raise EmbeddingError(
-                redact(
-                    f"{failure.message}; the server asked to retry after {failure.wait:g} s, "
-                    f"longer than max_retry_after={self._max_retry_after:g} s ({attempts}); "
-                    f"slow down (smaller batch_size, fewer concurrent runs) or raise "
-                    f"max_retry_after",
-                    self._api_key,
-                )
-            )
-        if failure.retryable and attempt <= self._retry.retries:
-            return
-        if failure.timeout:
+    def _wait_or_raise(self, failure: _Failure, attempt: int) -> float:
+        """Seconds to wait before the next attempt, or raise ``failure`` as final."""
+        decision = self._retry.decide(
+            attempt, retryable=failure.retryable, retry_after=failure.wait
+        )
+        if not isinstance(decision, GiveUp):
+            return decision
+        message = f"{failure.message}{decision.suffix}"
+        if decision.reason == "retry_after_too_long":
+            message += "; slow down (smaller batch_size, fewer concurrent runs) or raise "
+            message += "max_retry_after"
+        elif failure.timeout:
             raise EmbeddingTimeoutError(
                 redact(
-                    f"{failure.message} ({attempts}); raise timeout= (now "
-                    f"{self._timeout:g} s), lower batch_size, or check that the endpoint "
-                    f"is up",
+                    f"{message}; raise timeout= (now {self._timeout:g} s), lower batch_size, "
+                    f"or check that the endpoint is up",
                     self._api_key,
                 )
             )
-        advice = " or raise max_retries" if failure.retryable else ""
-        raise EmbeddingError(redact(f"{failure.message} ({attempts}){advice}", self._api_key))
+        elif decision.reason == "out_of_attempts":
+            message += " or raise max_retries"
+        raise EmbeddingError(redact(message, self._api_key))
 
     async def _attempt(
         self, httpx: Any, client: Any, body: bytes, headers: dict[str, str], count: int
@@ -255,7 +248,7 @@ class OpenAIEmbeddingClient:
                     response
                 ):
                     status = int(response.status_code)
-                    raw = await _read_capped(response, self._response_cap(count))
+                    raw = await read_capped(response, self._response_cap(count))
                     response_headers = response.headers
         except (TimeoutError, httpx.TimeoutException):
             return _Failure(
@@ -263,7 +256,7 @@ class OpenAIEmbeddingClient:
                 retryable=True,
                 timeout=True,
             )
-        except _ResponseTooLarge as error:
+        except ResponseTooLarge as error:
             return _Failure(
                 f"{where} answered more than {error.limit} bytes for {count} texts; refusing "
                 f"an oversized response (is base_url really an embeddings endpoint?)",
@@ -284,7 +277,7 @@ class OpenAIEmbeddingClient:
             detail = ""
         shown = f" ({detail})" if detail else ""
         message = f"POST {self._url} answered HTTP {status}{shown}"
-        if status in RETRYABLE_STATUSES or status >= 500:
+        if is_retryable_status(status):
             return _Failure(message, retryable=True, wait=retry_after_seconds(headers))
         hint = {
             401: "check api_key",
@@ -346,27 +339,6 @@ class OpenAIEmbeddingClient:
             f"OpenAIEmbeddingClient(model={self._model!r}, url={self._url!r}{dimensions}, "
             f"timeout={self._timeout:g})"
         )
-
-
-class _ResponseTooLarge(Exception):  # noqa: N818 - internal signal, never escapes
-    def __init__(self, limit: int) -> None:
-        super().__init__(limit)
-        self.limit = limit
-
-
-async def _read_capped(response: Any, limit: int) -> bytes:
-    """The response body, refusing more than ``limit`` bytes (a hostile or wrong server)."""
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _ResponseTooLarge(limit)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise _ResponseTooLarge(limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _in_index_order(data: list[Any]) -> list[dict[str, Any]] | None:
