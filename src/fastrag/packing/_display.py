@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from enum import IntEnum
-from itertools import groupby, pairwise
+from itertools import groupby
 from operator import attrgetter
 from typing import Final
 
@@ -105,8 +105,14 @@ def block_display(
             parts.append(gap)
             position += len(gap)
         parts.append(text)
-        runs.extend((d0 + position, d1 + position, s0, s1, k) for d0, d1, s0, s1, k in local_runs)
-        slots.extend((d0 + position, d1 + position, owner) for d0, d1, owner in local_slots)
+        if position:
+            runs.extend(
+                (d0 + position, d1 + position, s0, s1, k) for d0, d1, s0, s1, k in local_runs
+            )
+            slots.extend((d0 + position, d1 + position, owner) for d0, d1, owner in local_slots)
+        else:  # the first owner's runs need no shift (usually the only owner)
+            runs.extend(local_runs)
+            slots.extend(local_slots)
         position += len(text)
         previous_end = group[-1].span.end
     return "".join(parts), tuple(runs), tuple(slots)
@@ -155,7 +161,8 @@ def _serialized(
     # One unit spanning every segment: verbatim segments need no clipping.
     single = len(spans) == 1
     segments = node.serialization
-    if any(a.display_start > b.display_start for a, b in pairwise(segments)):
+    starts = list(map(_DISPLAY_START, segments))
+    if starts != sorted(starts):  # C-level check; maps are almost always in order
         segments = tuple(sorted(segments, key=_DISPLAY_START))
     for segment in segments:
         d0, d1 = segment.display_start, segment.display_end

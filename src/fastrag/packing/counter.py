@@ -26,6 +26,7 @@ from typing import Final
 
 from fastrag.tokenization.counting import (
     PreparedPart,
+    count_and_prepare,
     count_many,
     count_prepared,
     prepare_parts,
@@ -112,7 +113,28 @@ class LeafCounter:
                 else:
                     pieces.append(text[x:y])
                     owners.append((first, None))
-        counts = count_many(self.tokenizer, pieces)
+        # Whole leaves are counted and prepared in one batch (a call per leaf costs more
+        # than the preparing); a leaf with sub-parts is prepared only if a chunk holds it
+        # whole, and its sub-parts are only counted.
+        whole = [index for index, (_, cuts) in enumerate(owners) if cuts is None]
+        prepared = count_and_prepare(
+            self.tokenizer, [pieces[owners[index][0]] for index in whole], memo=self._memo
+        )
+        counts: list[int] = [0] * len(pieces)
+        self._prepared = [None] * len(owners)
+        for index, part in zip(whole, prepared, strict=True):
+            self._prepared[index] = part
+            counts[owners[index][0]] = part.count
+        subs = [
+            position
+            for first, cuts in owners
+            if cuts is not None
+            for position in range(first, first + len(cuts) - 1)
+        ]
+        for position, count in zip(
+            subs, count_many(self.tokenizer, [pieces[p] for p in subs]), strict=True
+        ):
+            counts[position] = count
         self._per_call = self.tokenizer.count("") if find is not None else 0
         for first, cuts in owners:
             if cuts is None:
@@ -122,18 +144,6 @@ class LeafCounter:
             sums = list(accumulate(counts[first : first + len(cuts) - 1], initial=0))
             self._sub.append((cuts, sums))
             self._counts.append(self._run(sums, 0, len(cuts) - 1))
-        # Whole leaves are prepared in one batch (a call per leaf costs more than the
-        # preparing); a leaf with sub-parts is prepared only if a chunk holds it whole.
-        whole = [index for index, (_, cuts) in enumerate(owners) if cuts is None]
-        prepared = prepare_parts(
-            self.tokenizer,
-            [pieces[owners[index][0]] for index in whole],
-            [self._counts[index] for index in whole],
-            memo=self._memo,
-        )
-        self._prepared = [None] * len(owners)
-        for index, part in zip(whole, prepared, strict=True):
-            self._prepared[index] = part
         return self._counts
 
     def _run(self, sums: list[int], low: int, high: int) -> int:

