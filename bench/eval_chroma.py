@@ -2,7 +2,12 @@
 
     .venv/bin/python bench/eval_chroma.py OUT.json [--cache PATH] [--protocol k|tokens]
         [--config FILE ...] [--reproduce] [--grid key=v1,v2 ...] [--grid-chunker KIND]
-        [--paired-baseline NAME]
+        [--paired-baseline NAME] [--retrieval dense|bm25|hybrid] [--bm25-over chunk|window]
+        [--embed chunk|window|fuse] [--dedupe] [--window-tokens N]
+
+Retrieval settings apply to configurations without a ``retrieval`` table of their own
+(see ``fastrag.benchmarking.retrieval``); docs/benchmarking.md shows the file that
+measured its retrieval rows.
 
 ``bench/eval_model_assisted.toml`` holds the model-assisted rows of docs/benchmarking.md
 (start the local chat stand-in first; see that file).
@@ -38,6 +43,7 @@ from fastrag.benchmarking.configs import (
     reproduction_configs,
 )
 from fastrag.benchmarking.evaluate import ConfigResult, EvalSettings, evaluate
+from fastrag.benchmarking.retrieval_settings import RetrievalSettings
 from fastrag.tokenization import HuggingFaceTokenizer
 
 
@@ -50,6 +56,18 @@ def _with_questions(result: ConfigResult) -> dict[str, Any]:
             "iou": [round(score.iou, 6) for score in result.scores],
         },
     }
+
+
+def _interval(result: ConfigResult) -> str:
+    """95 % bootstrap intervals of mean recall and IoU (questions resampled, fixed seed)."""
+    import numpy as np
+
+    recall = np.array([score.recall for score in result.scores])
+    iou = np.array([score.iou for score in result.scores])
+    draws = np.random.default_rng(0).integers(0, len(recall), (2000, len(recall)))
+    low_r, high_r = np.percentile(100 * recall[draws].mean(axis=1), [2.5, 97.5])
+    low_i, high_i = np.percentile(100 * iou[draws].mean(axis=1), [2.5, 97.5])
+    return f"R95 [{low_r:.1f}, {high_r:.1f}]  IoU95 [{low_i:.2f}, {high_i:.2f}]"
 
 
 def _paired(baseline: ConfigResult, other: ConfigResult, metric: str) -> str:
@@ -86,6 +104,11 @@ def main() -> int:
         metavar="NAME",
         help="also print each configuration's per-question differences from this one",
     )
+    parser.add_argument("--retrieval", choices=("dense", "bm25", "hybrid"), default="dense")
+    parser.add_argument("--bm25-over", choices=("chunk", "window"), default="chunk")
+    parser.add_argument("--embed", choices=("chunk", "window", "fuse"), default="chunk")
+    parser.add_argument("--dedupe", action="store_true")
+    parser.add_argument("--window-tokens", type=int, default=None)
     arguments = parser.parse_args()
     configs = [c for path in arguments.config for c in load_configs(path)]
     if arguments.grid:
@@ -110,22 +133,31 @@ def main() -> int:
         k=arguments.k,
         token_budget=arguments.token_budget,
         spans=arguments.spans,
+        retrieval=RetrievalSettings(
+            arguments.retrieval,
+            arguments.bm25_over,
+            arguments.embed,
+            arguments.dedupe,
+            arguments.window_tokens,
+        ),
     )
     arguments.output.parent.mkdir(parents=True, exist_ok=True)
     results = []
     for config in configs:  # one at a time: each line and the JSON so far survive a stop
         (result,) = evaluate(
             corpus, [config], embedder, settings=settings, model_tokenizer=tokenizer,
-            progress=progress,
+            progress=progress, model_tokenizer_file=model.tokenizer_file,
         )  # fmt: skip
         results.append(result)
         o = result.overall
         print(
-            f"{result.config.name:55s} recall {100 * o['recall'].mean:5.1f}"
+            f"{result.label:55s} recall {100 * o['recall'].mean:5.1f}"
             f" ± {100 * o['recall'].std:4.1f}"
             f"  IoU {100 * o['iou'].mean:4.2f} ± {100 * o['iou'].std:4.2f}"
             f"  prec {100 * o['precision'].mean:4.2f}  Ω {100 * o['precision_omega'].mean:5.2f}"
-            f"  chunks {result.cost['chunks']}  trunc {result.cost['truncated_fraction']:.2f}",
+            f"  chunks {result.cost['chunks']}  trunc {result.cost['truncated_fraction']:.2f}"
+            f"  tok/q {result.cost['retrieved_tokens']['mean']:.0f}"
+            f"  skip/q {result.cost['dedupe_skipped_per_question']:.2f}  {_interval(result)}",
             flush=True,
         )
         notes = {
@@ -138,8 +170,8 @@ def main() -> int:
             encoding="utf-8",
         )
     baseline = next((r for r in results if r.config.name == arguments.paired_baseline), None)
-    for result in results if baseline is not None else []:
-        if result is not baseline:
+    for result in results:
+        if baseline is not None and result is not baseline:
             print(f"{result.config.name:55s} vs {baseline.config.name}:", flush=True)
             print(f"    {_paired(baseline, result, 'recall')}", flush=True)
             print(f"    {_paired(baseline, result, 'iou')}", flush=True)

@@ -6,6 +6,8 @@
   section accuracy (pure functions; formulas in the module and docs/benchmarking.md);
 - ``configs`` / ``chunking``: configurations and the chunks (with source ranges) they make;
 - ``retrieval``: exact cosine search, fixed-k and token-budget protocols;
+- ``retrieval_settings`` / ``ranking``: BM25 fusion (``lexical``, ``fusion``), context
+  windows (``windows``) and de-duplication, measured as evaluation settings;
 - ``evaluate``: the whole run; ``report``: table, JSON and plots.
 
 Importing this package is cheap: models, numpy-heavy work and matplotlib load on use.

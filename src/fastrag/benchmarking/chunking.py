@@ -36,7 +36,13 @@ if TYPE_CHECKING:
     from fastrag.benchmarking._embedding import CachedEmbedder
     from fastrag.tokenization import Tokenizer
 
-__all__ = ["CorpusChunks", "IndexedChunk", "SpanMode", "chunk_corpus"]
+__all__ = [
+    "CorpusChunks",
+    "IndexedChunk",
+    "SpanMode",
+    "chunk_corpus",
+    "move_to_first_occurrence",
+]
 
 SpanMode = Literal["exact", "first"]
 
@@ -208,7 +214,7 @@ def _embedding_semantic_chunks(
     return chunks
 
 
-def _first_occurrence(chunk: IndexedChunk, text: str) -> IndexedChunk:
+def move_to_first_occurrence(chunk: IndexedChunk, text: str) -> IndexedChunk:
     """The chunk moved to where its source text (hull of its spans) first occurs."""
     low, high = chunk.spans[0][0], chunk.spans[-1][1]
     first = text.find(text[low:high])
@@ -253,7 +259,7 @@ def chunk_corpus(
     else:
         chunks = _recursive_character_chunks(config, documents)
     if spans == "first":
-        chunks = [_first_occurrence(chunk, documents[chunk.document]) for chunk in chunks]
+        chunks = [move_to_first_occurrence(chunk, documents[chunk.document]) for chunk in chunks]
     return CorpusChunks(chunks, notes)
 
 

@@ -31,6 +31,12 @@ Kinds:
 
 Files: JSON or TOML, one configuration (``{"name": ..., "chunker": ..., ...params}``) or
 ``{"configs": [...]}`` / ``[[configs]]``.
+
+Retrieval settings (``fastrag.benchmarking.retrieval_settings``: ``retrieval``,
+``bm25_over``, ``embed``, ``dedupe``, ``window_tokens``) are not chunker parameters:
+they go in a ``retrieval`` table, either at the top of a file (for every configuration
+in it) or in one configuration (``[configs.retrieval]``, over the file's table). A
+configuration without any takes the run's settings (``fastrag eval --retrieval ...``).
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from fastrag.benchmarking.retrieval_settings import RetrievalSettings, retrieval_settings
 from fastrag.exceptions import ConfigurationError
 
 __all__ = [
@@ -105,11 +112,15 @@ _ALIASES: Final = {"embedding-semantic": "embedding_semantic"}
 
 @dataclass(frozen=True, slots=True)
 class ChunkerConfig:
-    """One configuration: a display ``name``, a chunker ``kind`` and its ``params``."""
+    """One configuration: a display ``name``, a chunker ``kind`` and its ``params``.
+
+    ``retrieval``: this configuration's retrieval settings, or ``None`` for the run's.
+    """
 
     name: str
     kind: str
     params: Mapping[str, Any]
+    retrieval: RetrievalSettings | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in _ALLOWED:
@@ -133,8 +144,11 @@ class ChunkerConfig:
             _check_llm(self.name, self.params)
 
     def describe(self) -> dict[str, Any]:
-        """JSON-ready ``{"name", "chunker", **params}``."""
-        return {"name": self.name, "chunker": self.kind, **dict(self.params)}
+        """JSON-ready ``{"name", "chunker", **params}`` (plus ``retrieval`` when set)."""
+        described = {"name": self.name, "chunker": self.kind, **dict(self.params)}
+        if self.retrieval is not None:
+            described["retrieval"] = self.retrieval.describe()
+        return described
 
 
 def _check_llm(name: str, params: Mapping[str, Any]) -> None:
@@ -154,18 +168,31 @@ def _check_llm(name: str, params: Mapping[str, Any]) -> None:
         )
 
 
-def _config(raw: object, where: str, index: int) -> ChunkerConfig:
+def _retrieval(raw: object, where: str, base: RetrievalSettings | None) -> RetrievalSettings | None:
+    if raw is None:
+        return base
+    if not isinstance(raw, Mapping):
+        raise ConfigurationError(
+            f'{where}: "retrieval" must be a table/object such as {{retrieval = "hybrid"}}'
+        )
+    return retrieval_settings(raw, where, base)
+
+
+def _config(
+    raw: object, where: str, index: int, retrieval: RetrievalSettings | None = None
+) -> ChunkerConfig:
     if not isinstance(raw, Mapping):
         raise ConfigurationError(f"{where}: configuration {index} must be a table/object")
     params = dict(raw)
     kind = params.pop("chunker", "structure")
     name = params.pop("name", None)
+    own = _retrieval(params.pop("retrieval", None), f"{where} configuration {index}", retrieval)
     if not isinstance(kind, str):
         raise ConfigurationError(f"{where}: 'chunker' must be a string")
     kind = _ALIASES.get(kind, kind)
     if name is None:
         name = kind + "".join(f" {key}={value}" for key, value in sorted(params.items()))
-    return ChunkerConfig(str(name), kind, params)
+    return ChunkerConfig(str(name), kind, params, own)
 
 
 def load_configs(path: str | os.PathLike[str]) -> list[ChunkerConfig]:
@@ -184,10 +211,12 @@ def load_configs(path: str | os.PathLike[str]) -> list[ChunkerConfig]:
         raise ConfigurationError(
             f"{where}: not valid {source.suffix[1:] or 'JSON'} ({error})"
         ) from error
+    shared = None
     if isinstance(data, Mapping) and "configs" in data:
+        shared = _retrieval(data.get("retrieval"), where, None)
         data = data["configs"]
     items = data if isinstance(data, list) else [data]
-    return [_config(item, where, index) for index, item in enumerate(items)]
+    return [_config(item, where, index, shared) for index, item in enumerate(items)]
 
 
 def _value(text: str) -> Any:

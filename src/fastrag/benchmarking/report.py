@@ -40,6 +40,8 @@ def _percent(result: ConfigResult, metric: str, *, std: bool = True) -> str:
 def render_table(results: Sequence[ConfigResult], console: Any, *, per_corpus: bool = True) -> None:
     """Print configurations side by side (percentages, mean ± std), then per corpus."""
     table_module = require("rich.table", extra="cli", feature="the eval table")
+    # Names are data, not markup: "[hybrid, ...]" would otherwise vanish as a style tag.
+    escape = require("rich.markup", extra="cli", feature="the eval table").escape
     table = table_module.Table(title="Retrieval quality (%, mean ± std over questions)")
     table.add_column("Configuration", overflow="fold")
     for _, title in _COLUMNS:
@@ -51,7 +53,7 @@ def render_table(results: Sequence[ConfigResult], console: Any, *, per_corpus: b
     for result in results:
         cost = result.cost
         table.add_row(
-            result.config.name,
+            escape(result.label),
             *(_percent(result, metric) for metric, _ in _COLUMNS),
             str(cost["chunks"]),
             str(cost["tokens_indexed"]),
@@ -76,7 +78,7 @@ def render_table(results: Sequence[ConfigResult], console: Any, *, per_corpus: b
                 if recall is None or iou is None
                 else f"{100 * recall.mean:.1f} / {100 * iou.mean:.1f}"
             )
-        detail.add_row(result.config.name, *cells)
+        detail.add_row(escape(result.label), *cells)
     console.print(detail)
 
 
@@ -128,7 +130,7 @@ def write_plots(results: Sequence[ConfigResult], directory: str | os.PathLike[st
             y = 100 * result.overall[metric].mean
             axis.scatter([x], [y])
             axis.annotate(
-                result.config.name, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
+                result.label, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points"
             )
         axis.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v / 1000:.0f}k"))
         axis.set_xlabel("tokens indexed (cl100k)")
@@ -146,7 +148,7 @@ def write_plots(results: Sequence[ConfigResult], directory: str | os.PathLike[st
             axis.hist(counts, bins=40, alpha=0.5, label=f"{source_type} ({len(counts)})")
         axis.set_xlabel("chunk tokens (cl100k)")
         axis.set_ylabel("chunks")
-        axis.set_title(result.config.name, fontsize=9)
+        axis.set_title(result.label, fontsize=9)
         axis.legend(fontsize=7)
         figure.tight_layout()
         path = folder / f"tokens_{number:02d}.png"

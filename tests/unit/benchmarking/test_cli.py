@@ -63,3 +63,57 @@ def test_eval_without_data_is_a_clear_error(
 ) -> None:
     assert _run(["--cache", str(tmp_path / "c.sqlite")]) == 1
     assert "nothing to evaluate" in capsys.readouterr().err
+
+
+def test_eval_retrieval_flags_and_a_configuration_table(
+    tmp_path: Path,
+    tiny_corpus: tuple[Path, Path],
+    shared_cache: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    docs, questions = tiny_corpus
+    config = tmp_path / "configs.toml"
+    config.write_text(
+        '[[configs]]\nname = "own dense"\nmax_tokens = 64\nformat = "markdown"\n'
+        '[configs.retrieval]\nretrieval = "dense"\n\n'
+        '[[configs]]\nname = "flags"\nmax_tokens = 64\nformat = "markdown"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "result.json"
+    argv = [
+        "--corpus", str(docs), "--questions", str(questions), "--config", str(config),
+        "--k", "2", "--cache", str(shared_cache), "--json", str(out),
+        "--retrieval", "hybrid", "--bm25-over", "window", "--embed", "fuse", "--dedupe",
+        "--window-tokens", "40",
+    ]  # fmt: skip
+    assert _run(argv) == 0
+    table = capsys.readouterr().out  # names folded over lines: the label is tested elsewhere
+    assert "own dense" in table and "flags [hybrid" in table
+    document = json.loads(out.read_text(encoding="utf-8"))
+    own, flags = document["results"]
+    # A configuration's own table wins over the flags; the others take the flags.
+    assert own["retrieval"] == {
+        "retrieval": "dense",
+        "bm25_over": "chunk",
+        "embed": "chunk",
+        "dedupe": False,
+        "window_tokens": None,
+    }
+    assert flags["retrieval"] == {
+        "retrieval": "hybrid",
+        "bm25_over": "window",
+        "embed": "fuse",
+        "dedupe": True,
+        "window_tokens": 40,
+    }
+    assert "retrieval" not in flags["config"]
+    assert own["overall"]["recall"]["mean"] == 1.0
+    assert flags["overall"]["recall"]["mean"] == 1.0
+    assert flags["cost"]["model_tokens_embedded"] > own["cost"]["model_tokens_embedded"]
+
+
+def test_eval_rejects_an_unknown_retrieval_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(["--dataset", "chroma", "--retrieval", "sparse"]) == 2
+    assert "invalid choice: 'sparse'" in capsys.readouterr().err

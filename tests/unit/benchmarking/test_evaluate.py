@@ -10,7 +10,9 @@ import pytest
 from fastrag.benchmarking._embedding import CachedEmbedder, EmbeddingCache
 from fastrag.benchmarking.configs import ChunkerConfig
 from fastrag.benchmarking.corpus import load_labelled_corpus
-from fastrag.benchmarking.evaluate import EvalSettings, evaluate
+from fastrag.benchmarking.evaluate import ConfigResult, EvalSettings, evaluate
+from fastrag.benchmarking.retrieval_settings import RetrievalSettings
+from fastrag.exceptions import ConfigurationError
 from fastrag.tokenization import HuggingFaceTokenizer
 from tests.unit.benchmarking.conftest import CountingEmbedder
 
@@ -65,3 +67,55 @@ def test_structure_sections_are_retrieved_whole_and_a_rerun_embeds_nothing(
     assert by_tokens.cost["retrieved_tokens"]["mean"] <= budget
     assert all(score.retrieved >= 2 for score in by_tokens.scores)  # chunks of ~20-30 tokens
     assert by_tokens.overall["recall"].mean == 1.0
+
+
+def test_retrieval_settings_rank_differently_but_score_the_chunk(
+    tmp_path: Path, tiny_corpus: tuple[Path, Path], counting: CountingEmbedder
+) -> None:
+    corpus = load_labelled_corpus(*tiny_corpus)
+    tokenizer = cache(lambda: HuggingFaceTokenizer(counting.inner.tokenizer_file))
+    embedder = CachedEmbedder(counting, EmbeddingCache(tmp_path / "cache.sqlite"))
+    best = RetrievalSettings("hybrid", "window", "fuse", dedupe=True, window_tokens=40)
+    window_only = RetrievalSettings("bm25", "window", window_tokens=40)
+    configs = [
+        STRUCTURE,
+        ChunkerConfig("lexical", "structure", STRUCTURE.params, RetrievalSettings("bm25")),
+        ChunkerConfig("hybrid", "structure", STRUCTURE.params, RetrievalSettings("hybrid")),
+        ChunkerConfig("best", "structure", STRUCTURE.params, best),
+        ChunkerConfig("windows", "structure", STRUCTURE.params, window_only),
+    ]
+
+    def run(k: int, chosen: list[ChunkerConfig]) -> list[ConfigResult]:
+        return evaluate(
+            corpus,
+            chosen,
+            embedder,
+            settings=EvalSettings(protocol="k", k=k),
+            model_tokenizer=tokenizer,
+            model_tokenizer_file=counting.inner.tokenizer_file,
+        )
+
+    dense, lexical, hybrid, fused, windows = run(2, configs)
+    # Every question quotes its section's words, so every ranking has it in the top 2.
+    for result in (dense, lexical, hybrid, fused, windows):
+        assert result.overall["recall"].mean == 1.0
+        assert result.cost["chunks"] == 12
+    assert dense.retrieval == RetrievalSettings() and dense.label == "structure 64"
+    assert lexical.cost["model_tokens_embedded"] == 0
+    assert fused.label == "best [hybrid, bm25 over window, embed fuse, window 40, dedupe]"
+    assert fused.as_dict()["retrieval"]["window_tokens"] == 40
+    # The windows (at most 40 pieces + [CLS] [SEP]) were embedded next to the chunks.
+    assert 12 < fused.cost["max_window_model_tokens"] <= 42
+    assert fused.cost["model_tokens_embedded"] > dense.cost["model_tokens_embedded"]
+    assert [score.retrieved for score in fused.scores] == [2] * 6
+
+    # At k = 1 the chunk rankings still find every section, but BM25 over 40-piece
+    # windows does not: a ~20-piece section's neighbours' windows hold the same words,
+    # the scores tie, and the earlier chunk wins. Windows need the dense ranking (or
+    # k > 1) to pick among neighbours.
+    at_one = run(1, [configs[1], configs[2], configs[4]])
+    assert [result.overall["recall"].mean for result in at_one[:2]] == [1.0, 1.0]
+    assert [score.recall for score in at_one[2].scores] == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+
+    with pytest.raises(ConfigurationError, match=r"tokenizer\.json"):
+        evaluate(corpus, [configs[3]], embedder, model_tokenizer=tokenizer)
