@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from fastrag.cli.main import main
+from fastrag.ingestion._job_index import DocumentRejected
 from fastrag.ingestion.job import DocumentIndexed, IngestConfig, IngestResult, run_ingest
 from fastrag.ingestion.manifest import Manifest
 from fastrag.ingestion.steps.storing import MilvusStore
@@ -55,13 +56,18 @@ def _config(root: Path, **options: Any) -> IngestConfig:
     )
 
 
-def _ingest(config: IngestConfig) -> tuple[IngestResult, dict[str, int]]:
-    """Run and return the result and, per source, how many texts were embedded."""
+def _ingest(
+    config: IngestConfig, rejected: dict[str, int] | None = None
+) -> tuple[IngestResult, dict[str, int]]:
+    """Run and return the result and, per source, how many texts were embedded (for
+    documents the store refused: in ``rejected``)."""
     embedded: dict[str, int] = {}
 
     def listen(event: Event) -> None:
         if isinstance(event, DocumentIndexed):
             embedded[event.item_id] = event.embedded
+        elif isinstance(event, DocumentRejected) and rejected is not None:
+            rejected[event.item_id] = event.embedded
 
     return run_ingest(config, listeners=[listen]), embedded
 
@@ -173,19 +179,24 @@ def test_a_crash_between_upsert_and_delete_is_repaired_by_the_next_run(
 
 
 def test_an_oversized_metadata_record_fails_its_document_and_the_rest_is_indexed(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A server token in the environment changes nothing for a Milvus Lite file.
+    monkeypatch.setenv("FASTRAG_MILVUS_TOKEN", "a-token-for-some-server")
     docs = _tree(tmp_path)
     (docs / "punycode.md.meta.json").write_text(
         json.dumps({"tenant": "acme", "notes": "n" * 70_000}), encoding="utf-8"
     )
     config = _config(tmp_path)
-    result, embedded = _ingest(config)
+    rejected: dict[str, int] = {}
+    result, embedded = _ingest(config, rejected)
     entry = next(e for e in result.entries if e.path == "punycode.md")
     assert entry.state == "failed"
     assert entry.reason.startswith("punycode.md: not indexed: chunk ")
     assert "field 'metadata' is " in entry.reason
     assert "over the Milvus limit of 65,536 bytes" in entry.reason
+    assert entry.error == "RecordTooLargeError"
+    assert rejected["punycode.md"] > 0  # embedded once, then refused
     with Manifest(config.manifest_path) as manifest:
         assert manifest.get("punycode.md") == entry
         assert "punycode.md" not in manifest.indexed()
@@ -193,6 +204,27 @@ def test_an_oversized_metadata_record_fails_its_document_and_the_rest_is_indexed
     assert set(stored) == {"string_decoder.md", "querystring.md"}
     assert stored == _jsonl_ids(config.output)
     assert set(embedded) == {"string_decoder.md", "querystring.md"}
+
+    # Unchanged: refused again from the manifest, without embedding anything.
+    rejected.clear()
+    again, embedded = _ingest(config, rejected)
+    assert rejected == {"punycode.md": 0}
+    assert embedded == {"string_decoder.md": 0, "querystring.md": 0}
+    assert next(e for e in again.entries if e.path == "punycode.md") == entry
+    assert again.report.to_json() == result.report.to_json()
+    with Manifest(config.manifest_path) as manifest:
+        assert manifest.get("punycode.md") == entry
+
+    # Changed (the oversized field removed): retried, embedded and indexed.
+    (docs / "punycode.md.meta.json").write_text(json.dumps({"tenant": "acme"}), encoding="utf-8")
+    rejected.clear()
+    fixed, embedded = _ingest(config, rejected)
+    assert rejected == {}
+    assert embedded["punycode.md"] > 0
+    assert next(e for e in fixed.entries if e.path == "punycode.md").state == "chunked"
+    with Manifest(config.manifest_path) as manifest:
+        assert manifest.rejections() == {}
+    assert _stored_ids(config) == _jsonl_ids(config.output)
 
 
 def _search(capsys: pytest.CaptureFixture[str], *arguments: str) -> tuple[int, list[list[str]]]:
@@ -236,9 +268,17 @@ def test_search_through_the_cli_is_isolated_per_tenant_and_acl(
     assert status == 0
     assert printed[1].split("\t")[2] == "punycode.md"
     expanded = [line.strip() for line in printed if line.startswith("    section ")]
-    assert expanded[0].startswith("section Punycode [")
+    source = (NODE_API_DOCS / "punycode.md").read_text(encoding="utf-8")
+    assert expanded[0].startswith("section Punycode [0:")
     # The hit starts in punycode.ucs2, inside Punycode (its enclosing section).
     assert expanded[1].startswith("section Punycode > punycode.ucs2 [")
+    # Each section's exact source text follows its header, a line per source line.
+    text = [line.removeprefix("    | ") for line in printed if line.startswith("    | ")]
+    end = int(expanded[0].removeprefix("section Punycode [0:").removesuffix("]"))
+    whole = source[:end].split("\n")
+    start, stop = (int(n) for n in expanded[1].rpartition("[")[2].rstrip("]").split(":"))
+    ucs2 = source[start:stop].split("\n")
+    assert text[: len(whole) + len(ucs2)] == whole + ucs2
 
 
 @pytest.mark.parametrize(

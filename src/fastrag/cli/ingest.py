@@ -29,6 +29,7 @@ from fastrag._optional import require
 from fastrag.cli._options import TOKENIZER_HELP, tokenizer_from_option
 from fastrag.exceptions import ConfigurationError
 from fastrag.ingestion._job_config import DEFAULT_MAX_TOKENS, SEMANTIC_MODES
+from fastrag.ingestion._job_index import DocumentRejected
 from fastrag.ingestion.job import (
     CHUNKERS,
     ENGINES,
@@ -230,8 +231,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="milvus:PATH.db|milvus:URI",
         help="also embed (locally, in this process) and index every chunked document in "
-        "Milvus: a Milvus Lite file or a server URI; unchanged documents are skipped, "
-        "changed ones replaced (see docs/scale.md)",
+        "Milvus: a Milvus Lite file or a server URI (a secured server's token is read "
+        "from $FASTRAG_MILVUS_TOKEN, never from an option); unchanged documents are "
+        "skipped, changed ones replaced (see docs/scale.md)",
     )
     indexing.add_argument(
         "--prune",
@@ -472,13 +474,17 @@ def _run_with_progress(
 
 
 class _IndexCounter:
-    """Counts the ``--store`` outcome: documents re-indexed, chunks embedded, unchanged."""
+    """Counts the ``--store`` outcome: documents re-indexed, chunks embedded, unchanged,
+    refused by the store."""
 
     def __init__(self) -> None:
-        self.indexed = self.embedded = self.unchanged = self.deleted = 0
+        self.indexed = self.embedded = self.unchanged = self.deleted = self.rejected = 0
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, DocumentIndexed):
+        if isinstance(event, DocumentRejected):
+            self.rejected += 1
+            self.embedded += event.embedded
+        elif isinstance(event, DocumentIndexed):
             if event.embedded:
                 self.indexed += 1
                 self.embedded += event.embedded
@@ -490,7 +496,7 @@ class _IndexCounter:
         return (
             f"fastrag ingest: store {store}: {self.indexed} documents indexed "
             f"({self.embedded} chunks embedded, {self.deleted} old chunks removed), "
-            f"{self.unchanged} unchanged"
+            f"{self.unchanged} unchanged, {self.rejected} refused by the store"
         )
 
 

@@ -8,10 +8,16 @@ tenant (and ``--acl`` groups) filter runs inside the Milvus query, before rankin
 ``--tenant ''`` searches the chunks stored without a tenant.
 
 Each hit prints its source, page, section, offsets and score (a table on a terminal,
-tab-separated lines otherwise). ``--expand-sections`` adds, per hit, the sections it
-was cut from (and the sections enclosing them), read from the section file ingest
+tab-separated lines otherwise; ``--json``: one JSON object per hit, full text). With
+``--expand-sections`` each hit also gets the sections it was cut from and the sections
+enclosing them, with their exact text (``SectionStore.resolve``, the same answer as
+``SectionIndex.resolve`` in the ingesting process), read from the section file ingest
 wrote beside its manifest (``--sections <output>.sections.sqlite``): the store alone
-does not know where the manifest of the run that filled it lives.
+does not know where the manifest of the run that filled it lives. In the tab-separated
+form a section is a header line (``    section TITLE [start:end]``) followed by its
+text, each line prefixed by ``    | ``.
+
+A Milvus server's token is read from ``$FASTRAG_MILVUS_TOKEN`` (see ``fastrag ingest``).
 
 Exit status: 0 with at least one hit, 1 when nothing matched or on an error.
 """
@@ -19,16 +25,19 @@ Exit status: 0 with at least one hit, 1 when nothing matched or on an error.
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from fastrag._optional import require
-from fastrag.exceptions import ConfigurationError
+from fastrag.exceptions import ConfigurationError, ValidationError
 
 if TYPE_CHECKING:
     from fastrag.ingestion.steps.storing import SearchHit
-    from fastrag.retrieval.section_store import SectionStore, StoredSection
+    from fastrag.retrieval import ResolvedSection
+    from fastrag.retrieval.section_store import SectionStore
 
 __all__ = ["HELP", "NAME", "configure", "run"]
 
@@ -39,6 +48,7 @@ EXIT_OK: Final = 0
 EXIT_NOTHING: Final = 1
 _PREVIEW: Final = 100
 """Characters of a hit's text shown (one line); the full text is in the store."""
+_TEXT_PREFIX: Final = "    | "
 
 
 def _k(value: str) -> int:
@@ -58,7 +68,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--store",
         required=True,
         metavar="milvus:PATH.db|milvus:URI",
-        help="the store 'fastrag ingest --store' wrote",
+        help="the store 'fastrag ingest --store' wrote (a secured server's token is read "
+        "from $FASTRAG_MILVUS_TOKEN)",
     )
     parser.add_argument(
         "--tenant",
@@ -76,7 +87,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--expand-sections",
         action="store_true",
-        help="show the source sections of each hit (needs --sections)",
+        help="show the source sections of each hit, with their text (needs --sections)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object per hit (full text; sections with --expand-sections)",
     )
     parser.add_argument(
         "--sections",
@@ -127,23 +143,68 @@ def search(arguments: argparse.Namespace) -> list[SearchHit]:
     return hits
 
 
-def _sections(hit: SearchHit, sections: SectionStore) -> list[str]:
-    ids = hit.metadata.get("section_ids")
-    if not isinstance(ids, list):
-        return []
-    found = sections.resolve(hit.document_id, [str(i) for i in ids])
-    return [
-        f"    section {_title(s)} [{s.char_start}:{s.char_end}] {len(s.chunk_ids)} chunks"
-        for s in found
-    ]
+_Expansion = tuple["tuple[ResolvedSection, ...]", str]
+"""A hit's sections, or why it has none ("" when it has them)."""
 
 
-def _title(section: StoredSection) -> str:
-    """The heading path; a section no chunk starts in has none on record (see
-    ``fastrag.retrieval.section_store``)."""
+def _sections(hit: SearchHit, sections: SectionStore) -> _Expansion:
+    from fastrag.models import Document
+
+    parent = Document(hit.chunk_id, hit.source, hit.text, dict(hit.metadata))
+    try:
+        return sections.resolve(parent), ""
+    except ValidationError:
+        return (), "not a structural chunk: it records no sections"
+    except KeyError as error:
+        return (), str(error.args[0]) if error.args else "no sections stored"
+
+
+def _title(section: ResolvedSection) -> str:
     if section.heading_path:
         return " > ".join(section.heading_path)
-    return "(preamble)" if section.parent_id is None and section.char_start == 0 else "(untitled)"
+    return "(preamble)" if section.kind == "preamble" else "(untitled)"
+
+
+def _expansion_lines(expansion: _Expansion) -> list[str]:
+    found, why = expansion
+    if why:
+        return [f"    sections unavailable: {why}"]
+    lines: list[str] = []
+    for section in found:
+        lines.append(f"    section {_title(section)} [{section.char_start}:{section.char_end}]")
+        lines.extend(_TEXT_PREFIX + line for line in section.content.split("\n"))
+    return lines
+
+
+def _json_line(rank: int, hit: SearchHit, expansion: _Expansion | None) -> str:
+    value: dict[str, Any] = {
+        "rank": rank,
+        "score": hit.score,
+        "chunk_id": hit.chunk_id,
+        "source": hit.source,
+        "page": hit.page,
+        "section": hit.section,
+        "char_start": hit.char_start,
+        "char_end": hit.char_end,
+        "text": hit.text,
+    }
+    if expansion is not None:
+        found, why = expansion
+        value["sections"] = [
+            {
+                "section_id": s.section_id,
+                "kind": s.kind,
+                "heading_path": list(s.heading_path),
+                "level": s.level,
+                "char_start": s.char_start,
+                "char_end": s.char_end,
+                "content": s.content,
+            }
+            for s in found
+        ]
+        if why:
+            value["sections_unavailable"] = why
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _rows(hits: Sequence[SearchHit]) -> list[tuple[str, ...]]:
@@ -177,13 +238,16 @@ def run(arguments: argparse.Namespace) -> int:
     console_module = require("rich.console", extra="cli", feature="fastrag search output")
     console: Any = console_module.Console()
     headers = ("#", "score", "source", "page", "section", "offsets", "text")
-    expansions: list[list[str]] = [[] for _ in hits]
+    expansions: list[_Expansion | None] = [None for _ in hits]
     if arguments.expand_sections:
         from fastrag.retrieval.section_store import SectionStore
 
         with SectionStore(arguments.sections) as sections:
             expansions = [_sections(hit, sections) for hit in hits]
-    if console.is_terminal and not arguments.expand_sections:
+    if arguments.json:
+        for rank, (hit, expansion) in enumerate(zip(hits, expansions, strict=True), 1):
+            print(_json_line(rank, hit, expansion))
+    elif console.is_terminal and not arguments.expand_sections:
         table_module = require("rich.table", extra="cli", feature="fastrag search output")
         table = table_module.Table(*headers)
         for row in _rows(hits):
@@ -191,9 +255,11 @@ def run(arguments: argparse.Namespace) -> int:
         console.print(table)
     else:
         print("\t".join(headers))
-        for row, lines in zip(_rows(hits), expansions, strict=True):
+        for row, expansion in zip(_rows(hits), expansions, strict=True):
             print("\t".join(row))
-            for line in lines:
+            for line in [] if expansion is None else _expansion_lines(expansion):
                 print(line)
-    print(f"fastrag search: {len(hits)} hits for tenant {arguments.tenant!r}")
+    summary = f"fastrag search: {len(hits)} hits for tenant {arguments.tenant!r}"
+    # JSON lines stay parseable: the summary goes to stderr there.
+    print(summary, file=sys.stderr if arguments.json else sys.stdout)
     return EXIT_OK if hits else EXIT_NOTHING

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from fastrag.ingestion.steps.parsing import ParserRouter
     from fastrag.llm import OpenAIChatModel
     from fastrag.pipeline import CacheStore
+    from fastrag.retrieval._kept_trees import KeptTrees
     from fastrag.tokenization import Tokenizer
 
 __all__ = [
@@ -400,6 +401,9 @@ class Plan:
     """The tokenizer identity behind the chunks' own ``embedding_token_count``, if any."""
     cache: CacheStore | None
     """The step cache (``--cache``), opened lazily by this process."""
+    trees: KeptTrees | None = None
+    """When the run indexes structural chunks (``store``): the chunker's normalizers,
+    keeping each tree so the document's sections are computed without normalizing twice."""
 
 
 def build_plan(config: IngestConfig) -> Plan:
@@ -414,12 +418,17 @@ def build_plan(config: IngestConfig) -> Plan:
         max_pages=config.max_pages,
         pdf_password=config.pdf_password,
     )
-    chunker, max_tokens = _chunker(config, tokenizer)
+    trees = None
+    if config.store is not None and config.chunker == "structure":
+        from fastrag.retrieval._kept_trees import KeptTrees
+
+        trees = KeptTrees()
+    chunker, max_tokens = _chunker(config, tokenizer, trees)
     versions = [step.parser_version for _, step in parsers.routes if isinstance(step, Parser)]
     version = ingestion_version(versions, chunker.config_hash, tokenizer.identity)
     counted_by = tokenizer.identity if config.chunker == "structure" else None
     cache = None if config.cache is None else SqliteCacheStore(config.cache)
-    return Plan(parsers, chunker, tokenizer, version, max_tokens, counted_by, cache)
+    return Plan(parsers, chunker, tokenizer, version, max_tokens, counted_by, cache, trees)
 
 
 def _tokenizer(config: IngestConfig) -> Tokenizer:
@@ -430,7 +439,9 @@ def _tokenizer(config: IngestConfig) -> Tokenizer:
     return TiktokenTokenizer("cl100k_base")
 
 
-def _chunker(config: IngestConfig, tokenizer: Tokenizer) -> tuple[Chunker, int | None]:
+def _chunker(
+    config: IngestConfig, tokenizer: Tokenizer, trees: KeptTrees | None = None
+) -> tuple[Chunker, int | None]:
     from fastrag.ingestion.steps.chunking import (
         HeadingChunker,
         RecursiveCharacterTextSplitter,
@@ -450,6 +461,7 @@ def _chunker(config: IngestConfig, tokenizer: Tokenizer) -> tuple[Chunker, int |
     target = config.effective_target_tokens
     structure = StructureAwareChunker(
         tokenizer=tokenizer,
+        normalizers=trees,
         max_tokens=config.max_tokens,
         target_tokens=target,
         min_preferred_tokens=min(100, target),

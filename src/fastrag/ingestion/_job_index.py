@@ -13,7 +13,8 @@ holds, is skipped (no embedding, no store write); any other is replaced:
 1. embed its records' ``build_embedding_text`` (batched);
 2. ``upsert`` the new chunks (by chunk id: idempotent);
 3. ``delete_where(source=..., keep_chunk_ids=new ids)``: the previous generation goes;
-4. only then record the new generation in the manifest.
+4. replace its sections in the section file (see "Sections" below);
+5. only then record the new generation in the manifest.
 
 A crash between 2 and 3 leaves a superset (old and new chunks of that one source) while
 the manifest still names the old generation, so the next run re-indexes the document
@@ -23,14 +24,27 @@ So once a run completes, every document holds exactly one generation.
 A record the store rejects (say metadata over Milvus's 64 KiB JSON limit) makes its
 document ``failed`` with the rejection (chunk id and field): the document is removed
 from the store and from the JSONL, so index, JSONL and manifest agree; the other
-documents are indexed. A file that is no longer chunked (failed, empty, skipped…) loses
-its chunks; with ``prune`` so does a file that is gone.
+documents are indexed. The rejection is remembered with the generation
+(``Manifest.set_rejected``): the store's limits are fixed, so an unchanged document is
+failed again with the same reason without being embedded again, and a changed one is
+retried. A file that is no longer chunked (failed, empty, skipped…) loses its chunks;
+with ``prune`` so does a file that is gone.
+
+Sections. With ``sections`` (a ``SectionStore``), each indexed document's exact
+sections — computed by the worker from the tree the chunker built
+(``fastrag.retrieval._kept_trees``) and handed to ``settle`` — are written with its
+generation; an unchanged document whose sections are missing or of another generation
+(a new or rebuilt section file) gets them written without being embedded again.
+
+A Milvus server's token comes from ``$FASTRAG_MILVUS_TOKEN`` (``open_store``): never
+from a command-line value, never into the configuration, the manifest or a message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -47,11 +61,14 @@ if TYPE_CHECKING:
     from fastrag.ingestion._job_config import IngestConfig
     from fastrag.ingestion.steps.embedding import Embedder
     from fastrag.ingestion.steps.storing import MilvusStore
+    from fastrag.retrieval._sections import DocumentSections
     from fastrag.retrieval.section_store import SectionStore
 
 __all__ = [
     "STORE_SCHEMES",
+    "TOKEN_ENV",
     "DocumentIndexed",
+    "DocumentRejected",
     "StoreIndex",
     "build_embedder",
     "open_index",
@@ -61,6 +78,11 @@ __all__ = [
 
 STORE_SCHEMES: Final = ("milvus:",)
 """How ``--store`` names a store: ``milvus:PATH.db`` (Milvus Lite) or ``milvus:http://…``."""
+
+TOKEN_ENV: Final = "FASTRAG_MILVUS_TOKEN"  # noqa: S105 - a variable name, not a secret
+"""The environment variable holding a Milvus server's token (``user:password`` or an API
+key). An environment variable, not an option: a value on the command line lands in the
+shell history and the process list."""
 
 _T = TypeVar("_T")
 
@@ -83,13 +105,18 @@ def store_uri(value: object) -> str:
 
 
 def open_store(value: str) -> MilvusStore:
-    """The ``MilvusStore`` a ``--store`` value names (a Lite file's folder is created)."""
+    """The ``MilvusStore`` a ``--store`` value names (a Lite file's folder is created).
+
+    A server URI gets the token in ``$FASTRAG_MILVUS_TOKEN`` when it is set; a Milvus Lite
+    file has no authentication and never receives it.
+    """
     from fastrag.ingestion.steps.storing import MilvusStore
 
     uri = store_uri(value)
     if "://" not in uri:
         Path(uri).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    return MilvusStore(uri)
+        return MilvusStore(uri)
+    return MilvusStore(uri, token=os.environ.get(TOKEN_ENV) or None)
 
 
 def build_embedder(model_path: str | None, batch_size: int) -> Embedder:
@@ -111,6 +138,18 @@ class DocumentIndexed(Event):
     embedded: int
     deleted: int
     """Chunks of the previous generation removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRejected(Event):
+    """The store refused a record of a chunked document, which ends ``failed``.
+
+    ``embedded`` is how many chunk texts were embedded for it in this run: 0 when the
+    same generation was refused before (the manifest remembers it), so it was not
+    embedded again.
+    """
+
+    embedded: int
 
 
 class _Loop:
@@ -151,6 +190,8 @@ class StoreIndex:
         self.emit = emit
         self.previous = manifest.indexed()
         """Generations in the store before this run (read before anything changes)."""
+        self.rejections = manifest.rejections()
+        """Generations the store refused, with the reason and error type."""
         self._loop: _Loop | None = None
         self._identity: str | None = None
 
@@ -180,17 +221,30 @@ class StoreIndex:
         return digest.hexdigest()[:32]
 
     def settle(
-        self, entry: ManifestEntry, records: Sequence[Mapping[str, Any]]
+        self,
+        entry: ManifestEntry,
+        records: Sequence[Mapping[str, Any]],
+        sections: DocumentSections | None = None,
     ) -> tuple[ManifestEntry, Sequence[Mapping[str, Any]]]:
         """Bring ``entry.path``'s chunks in the store to this run's outcome; returns the
-        entry (``failed`` when the store refused the document) and the records to write."""
+        entry (``failed`` when the store refused the document) and the records to write.
+
+        ``sections``: the document's sections (structural chunkers, when indexing), for
+        the section store.
+        """
         path = entry.path
         if entry.state != CHUNKED or not records:
             if path in self.previous:
                 self._forget(path)
             return entry, records
         generation = self.generation(records)
+        refused = self.rejections.get(path)
+        if refused is not None and refused[0] == generation:
+            _, reason, error_type = refused
+            self.emit(DocumentRejected("index", "Indexing", path, 0))
+            return replace(entry, state=FAILED, reason=reason, chunk_count=0, error=error_type), ()
         if self.previous.get(path) == generation and self._still_stored(records):
+            self._refresh_sections(path, sections, generation)
             self.emit(DocumentIndexed("index", "Indexing", path, len(records), 0, 0))
             return entry, records
         try:
@@ -200,11 +254,43 @@ class StoreIndex:
             # failure (StoreError) stops the run instead — every later write would fail.
             self._forget(path)
             reason = f"{path}: not indexed: {error}"
-            failed = replace(entry, state=FAILED, reason=reason, chunk_count=0)
+            error_type = type(error).__name__
+            if isinstance(error, _RejectedError):
+                # The store's limits are fixed: the same generation would be refused again.
+                error_type = error.kind
+                self.manifest.set_rejected(path, generation, reason, error_type)
+                self.rejections[path] = (generation, reason, error_type)
+                self.emit(DocumentRejected("index", "Indexing", path, len(records)))
+            failed = replace(entry, state=FAILED, reason=reason, chunk_count=0, error=error_type)
             return failed, ()
+        self._write_sections(path, sections, generation)
         self.manifest.set_indexed(path, generation)
+        self.rejections.pop(path, None)
         self.emit(DocumentIndexed("index", "Indexing", path, len(records), len(records), deleted))
         return entry, records
+
+    def _write_sections(
+        self, path: str, sections: DocumentSections | None, generation: str
+    ) -> None:
+        """Store the new generation's sections; without them, drop the old ones (their
+        ranges describe the previous text)."""
+        if self.sections is None:
+            return
+        if sections is None:
+            self.sections.remove(path)
+        else:
+            self.sections.replace(path, sections, generation)
+
+    def _refresh_sections(
+        self, path: str, sections: DocumentSections | None, generation: str
+    ) -> None:
+        """Write an unchanged document's sections when the section file lacks them."""
+        if (
+            self.sections is not None
+            and sections is not None
+            and self.sections.generation(path) != generation
+        ):
+            self.sections.replace(path, sections, generation)
 
     def _still_stored(self, records: Sequence[Mapping[str, Any]]) -> bool:
         """Whether the store still holds every chunk the manifest says it does (a store
@@ -229,13 +315,9 @@ class StoreIndex:
         if result.rejected:
             others = len(result.rejected) - 1
             more = f" (and {others} more rejected chunks)" if others else ""
-            raise _RejectedError(f"{result.rejected[0]}{more}")
-        deleted = self.store.delete_where(source=path, keep_chunk_ids=result.stored)
-        if self.sections is not None:
-            from fastrag.retrieval.section_store import sections_of
-
-            self.sections.replace(path, sections_of(path, records))
-        return deleted
+            first = result.rejected[0]
+            raise _RejectedError(f"{first}{more}", type(first).__name__)
+        return self.store.delete_where(source=path, keep_chunk_ids=result.stored)
 
     def _forget(self, path: str) -> None:
         self.store.delete_where(source=path)
@@ -243,18 +325,26 @@ class StoreIndex:
             self.sections.remove(path)
         self.manifest.set_indexed(path, None)
         self.previous.pop(path, None)
+        self.rejections.pop(path, None)
 
     def prune(self, discovered: Iterable[str]) -> list[str]:
-        """Remove the chunks of every indexed file not in ``discovered``; returns them."""
+        """Remove the chunks (and remembered rejections) of every file not in
+        ``discovered``; returns those files."""
         present = set(discovered)
-        gone = sorted(path for path in self.manifest.indexed() if path not in present)
+        known = {*self.manifest.indexed(), *self.manifest.rejections()}
+        gone = sorted(path for path in known if path not in present)
         for path in gone:
             self._forget(path)
         return gone
 
 
 class _RejectedError(FastragError):
-    """The store refused a record of the document (the message names chunk and field)."""
+    """The store refused a record of the document (the message names chunk and field);
+    ``kind`` is the store's error type (e.g. ``RecordTooLargeError``)."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 def open_index(
@@ -267,5 +357,6 @@ def open_index(
 
     store = open_store(config.store)
     embedder = build_embedder(config.embedder, config.embed_batch)
-    sections = SectionStore(default_section_store_path(config.manifest_path))
+    # The section file is derived data: one of an older schema is rebuilt, not refused.
+    sections = SectionStore(default_section_store_path(config.manifest_path), rebuild=True)
     return StoreIndex(store, embedder, manifest, sections, emit)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import FastragError, NeedsOcrError
 from fastrag.ingestion._job_config import Plan
@@ -37,6 +37,9 @@ from fastrag.pipeline import (
     Policy,
 )
 
+if TYPE_CHECKING:
+    from fastrag.retrieval._sections import DocumentSections
+
 __all__ = ["DocumentOutcome", "run_share"]
 
 _LOSSY_NOTES: Final = ("undecodable",)
@@ -49,10 +52,16 @@ _RUN_POLICY: Final = Policy(on_failure="skip", concurrency=1)
 
 @dataclass(frozen=True, slots=True)
 class DocumentOutcome:
-    """What became of one accepted file: its manifest entry and its records (maybe none)."""
+    """What became of one accepted file: its manifest entry and its records (maybe none).
+
+    ``sections``: a chunked document's exact sections, computed only when the run
+    indexes into a store with the structure chunker (``Plan.trees``), for the section
+    store the parent writes (``fastrag.retrieval.section_store``).
+    """
 
     entry: ManifestEntry
     records: tuple[dict[str, Any], ...] = ()
+    sections: DocumentSections | None = None
 
 
 class _ParentTap(PipelineStep[Document]):
@@ -167,7 +176,8 @@ class _Share:
             return DocumentOutcome(self._entry(source, parent, FAILED, reason))
         reason = f"{source}: {notes}" if notes else ""
         entry = self._entry(source, parent, CHUNKED, reason, len(records))
-        return DocumentOutcome(entry, tuple(records))
+        sections = None if plan.trees is None else plan.trees.sections(parent)
+        return DocumentOutcome(entry, tuple(records), sections)
 
     def _entry(
         self,

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from fastrag.exceptions import ConfigurationError, PipelineError
 from fastrag.ingestion._job_config import (
@@ -59,6 +59,9 @@ from fastrag.ingestion.report import IngestionReport, ReportBuilder
 from fastrag.ingestion.sources import SourceFile, discover
 from fastrag.models import Document
 from fastrag.pipeline import CacheHit, Event, EventListener, ItemStarted
+
+if TYPE_CHECKING:
+    from fastrag.retrieval._sections import DocumentSections
 
 __all__ = [
     "CHUNKERS",
@@ -187,19 +190,49 @@ class _Run:
         for listener in self.listeners:
             listener(event)
 
-    def finish(self, entry: ManifestEntry, records: Sequence[Mapping[str, Any]] = ()) -> None:
-        """Record one file's final state (exactly once) and its records."""
+    def finish(
+        self,
+        entry: ManifestEntry,
+        records: Sequence[Mapping[str, Any]] = (),
+        sections: DocumentSections | None = None,
+    ) -> None:
+        """Record one file's final state (exactly once) and its records (and, for the
+        store's section index, its ``sections``)."""
+        self._check_new(entry)
+        if self.index is not None:
+            entry, records = self.index.settle(entry, records, sections)
+        if records:
+            self.writer.add(entry.path, records)
+        self._settle(entry, records)
+
+    def finish_serialized(
+        self, entry: ManifestEntry, lines: bytes, rows: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """``finish`` for a file whose records a worker sent as JSONL ``lines``, with the
+        ``rows`` the report reads (``BatchResult.serialized``); only without a store,
+        which needs whole records."""
+        if self.index is not None:
+            raise PipelineError(
+                f"{entry.path!r}: records sent as text cannot be indexed; this is a fastrag "
+                "bug, please report it"
+            )
+        self._check_new(entry)
+        if lines or rows:
+            self.writer.add_lines(entry.path, lines, len(rows))
+        self._settle(entry, rows)
+
+    def _check_new(self, entry: ManifestEntry) -> None:
         if entry.path in self.entries:
             raise PipelineError(
                 f"{entry.path!r} reached a final state twice; this is a fastrag bug, please "
                 "report it"
             )
-        if self.index is not None:
-            entry, records = self.index.settle(entry, records)
+
+    def _settle(self, entry: ManifestEntry, rows: Sequence[Mapping[str, Any]]) -> None:
+        """The written file's entry, report figures and progress event."""
         self.entries[entry.path] = entry
-        if records:
-            self.writer.add(entry.path, records)
-            self.report.add_records(records)
+        if rows:
+            self.report.add_records(rows)
         self.pending.append(entry)
         if len(self.pending) >= _MANIFEST_FLUSH:
             self.flush()
@@ -302,11 +335,13 @@ def _process(
     """Run the graph over ``raws`` here, on the pool or on Dask; finish each file as it
     completes."""
 
-    def finish(outcome: DocumentOutcome) -> None:
-        entry = outcome.entry
+    def quarantine(entry: ManifestEntry) -> None:
         if entry.state == QUARANTINED and entry.path in run.sources:
             run.quarantine(run.sources[entry.path], entry.reason)
-        run.finish(entry, outcome.records)
+
+    def finish(outcome: DocumentOutcome) -> None:
+        quarantine(outcome.entry)
+        run.finish(outcome.entry, outcome.records, outcome.sections)
 
     if run.config.engine == "dask":
         from fastrag.ingestion._job_dask import run_dask
@@ -323,8 +358,14 @@ def _process(
         for event in batch.events:
             for listener in listeners:
                 listener(event)
-        for outcome in batch.outcomes():
-            finish(outcome)
+        if run.index is not None:
+            for outcome in batch.outcomes():
+                finish(outcome)
+            continue
+        # Without a store the records are only written and counted: keep their text.
+        for entry, lines, rows in batch.serialized():
+            quarantine(entry)
+            run.finish_serialized(entry, lines, rows)
 
 
 async def _consume(

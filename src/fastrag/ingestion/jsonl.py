@@ -81,19 +81,45 @@ class JsonlWriter:
     def add(self, source: str, records: Iterable[Mapping[str, Any]]) -> int:
         """Spool every record of the document ``source``; returns how many were added."""
         self._check_open()
+        self._check_new(source)
+        ordered = sorted(records, key=_chunk_index)
+        data = "".join(record_line(record) for record in ordered).encode("utf-8")
+        return self._spool_part(source, data, len(ordered))
+
+    def add_lines(self, source: str, lines: bytes, count: int) -> int:
+        """``add`` for records already serialized: ``lines`` is the UTF-8 of what
+        ``record_line`` wrote for each of the ``count`` records of ``source``, in
+        ``chunk_index`` order.
+
+        A process-pool or Dask worker serializes its records anyway to send them; the
+        parent spools those bytes as they are instead of parsing every record back and
+        serializing it again (most of the parent's work, and the parent is the serial
+        part of a parallel run). The bytes are those ``add`` would write for the records.
+        """
+        self._check_open()
+        self._check_new(source)
+        found = lines.count(b"\n")  # a line's text never holds b"\n": JSON escapes it
+        if found != count or not (lines.endswith(b"\n") if count else not lines):
+            raise ValidationError(
+                f"the records of {source!r} were given as {found} JSONL lines for {count} "
+                "records; pass exactly the UTF-8 record_line output of each record"
+            )
+        return self._spool_part(source, lines, count)
+
+    def _check_new(self, source: str) -> None:
         if source in self._sources:
             raise ValidationError(
                 f"records of {source!r} were already added to {str(self.path)!r}; add each "
                 "document's records exactly once (all chunks together)"
             )
-        ordered = sorted(records, key=_chunk_index)
-        data = "".join(record_line(record) for record in ordered).encode("utf-8")
+
+    def _spool_part(self, source: str, data: bytes, count: int) -> int:
         spool = self._open_spool()
         offset = spool.tell()
         spool.write(data)
         self._sources.add(source)
-        self._parts.append(_Part(source, offset, len(data), len(ordered)))
-        return len(ordered)
+        self._parts.append(_Part(source, offset, len(data), count))
+        return count
 
     def commit(self) -> int:
         """Write the sorted output atomically and durably; returns the record count."""

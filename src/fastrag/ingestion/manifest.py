@@ -42,9 +42,10 @@ FAILED: Final = "failed"
 QUARANTINED: Final = "quarantined"
 STATES: Final = (CHUNKED, EMPTY, SKIPPED, FAILED, QUARANTINED)
 
-MANIFEST_SCHEMA_VERSION: Final = 4
+MANIFEST_SCHEMA_VERSION: Final = 5
 """Bumped whenever the table changes incompatibly; an older file must be deleted.
-(3: the ``fastrag_manifest_index`` table of what each file has in the vector store.)"""
+(3: the ``fastrag_manifest_index`` table of what each file has in the vector store;
+5: its rows also remember a generation the store rejected, with the reason.)"""
 
 _FORMAT_NAME: Final = "fastrag-ingestion-manifest"
 _SCHEMA: Final = (
@@ -55,7 +56,7 @@ _SCHEMA: Final = (
     " parser_version TEXT, ingestion_version TEXT, document_id TEXT,"
     " pages INTEGER, pages_with_text INTEGER, error TEXT)",
     "CREATE TABLE IF NOT EXISTS fastrag_manifest_index ("
-    " path TEXT PRIMARY KEY, generation TEXT NOT NULL)",
+    " path TEXT PRIMARY KEY, generation TEXT NOT NULL, rejected TEXT, error TEXT)",
 )
 _COLUMNS: Final = (
     "path, sha256, size, source_type, state, reason, chunk_count, parser_version, "
@@ -209,9 +210,33 @@ class Manifest:
         """
         with self._guard():
             rows = self._connection.execute(
-                "SELECT path, generation FROM fastrag_manifest_index ORDER BY path"
+                "SELECT path, generation FROM fastrag_manifest_index "
+                "WHERE rejected IS NULL ORDER BY path"
             ).fetchall()
         return {str(path): str(generation) for path, generation in rows}
+
+    def rejections(self) -> dict[str, tuple[str, str, str | None]]:
+        """``{path: (generation, reason, error type)}`` of files whose records the vector
+        store refused at that generation (an unchanged file need not be embedded again
+        to be refused again)."""
+        with self._guard():
+            rows = self._connection.execute(
+                "SELECT path, generation, rejected, error FROM fastrag_manifest_index "
+                "WHERE rejected IS NOT NULL ORDER BY path"
+            ).fetchall()
+        return {
+            str(path): (str(generation), str(reason), None if error is None else str(error))
+            for path, generation, reason, error in rows
+        }
+
+    def set_rejected(self, path: str, generation: str, reason: str, error: str | None) -> None:
+        """Record that the store refused ``path`` at ``generation`` (``set_indexed``
+        replaces it)."""
+        with self._guard(), self._connection:
+            self._connection.execute(
+                "INSERT OR REPLACE INTO fastrag_manifest_index VALUES (?, ?, ?, ?)",
+                (path, generation, reason, error),
+            )
 
     def set_indexed(self, path: str, generation: str | None) -> None:
         """Record ``path``'s generation in the vector store (None: it has none there)."""
@@ -222,7 +247,7 @@ class Manifest:
                 )
             else:
                 self._connection.execute(
-                    "INSERT OR REPLACE INTO fastrag_manifest_index VALUES (?, ?)",
+                    "INSERT OR REPLACE INTO fastrag_manifest_index VALUES (?, ?, NULL, NULL)",
                     (path, generation),
                 )
 

@@ -136,11 +136,49 @@ def jsonable(value: Any, where: str = "metadata") -> Any:
     Keys are sorted at every level so that two equal metadata mappings built in different
     insertion orders serialize to the same bytes. Anything without an exact JSON form
     (a set, a NaN, bytes, an object) is an error naming where it sits.
+
+    Every record's metadata passes through here (a few hundred values per chunk), so the
+    common shapes take ``_native``'s fast path; ``_jsonable`` is the reference
+    conversion, used for anything unusual and, after a failure, to name the culprit's
+    place (``_native`` does not track it, which is most of its speed).
     """
+    try:
+        return _native(value)
+    except ValidationError:
+        return _jsonable(value, where)  # raises again, now naming where the value sits
+
+
+_PLAIN: Final = frozenset({str, int, bool, type(None)})
+"""Exact types that are already JSON-native (subclasses, e.g. an ``IntEnum``, are not)."""
+
+
+def _native(value: Any) -> Any:
+    """``_jsonable`` without the location bookkeeping, on exact container types."""
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return [item if type(item) in _PLAIN else _native(item) for item in value]
+    if kind is dict or isinstance(value, Mapping):
+        keys = list(value)
+        for key in keys:
+            if type(key) is not str:
+                return _jsonable(value)
+        keys.sort()
+        converted: dict[str, Any] = {}
+        for key in keys:
+            item = value[key]
+            converted[key] = item if type(item) in _PLAIN else _native(item)
+        return converted
+    if kind in _PLAIN or (kind is float and math.isfinite(value)):
+        return value
+    return _jsonable(value)
+
+
+def _jsonable(value: Any, where: str = "metadata") -> Any:
+    """The reference conversion behind ``jsonable``: every value checked, every place named."""
     if value is None or isinstance(value, bool | str):
         return value
     if isinstance(value, Enum):
-        return jsonable(value.value, where)
+        return _jsonable(value.value, where)
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
@@ -158,10 +196,10 @@ def jsonable(value: Any, where: str = "metadata") -> Any:
                     f"{where} has the key {key!r} of type {type(key).__name__}; record "
                     "metadata keys must be str"
                 )
-            converted[key] = jsonable(value[key], f"{where}[{key!r}]")
+            converted[key] = _jsonable(value[key], f"{where}[{key!r}]")
         return converted
     if isinstance(value, list | tuple):
-        return [jsonable(item, f"{where}[{index}]") for index, item in enumerate(value)]
+        return [_jsonable(item, f"{where}[{index}]") for index, item in enumerate(value)]
     raise ValidationError(
         f"{where} is a {type(value).__name__} ({value!r:.60}), which has no exact JSON form; "
         "store str, int, float, bool, None, lists/tuples or str-keyed mappings of those"

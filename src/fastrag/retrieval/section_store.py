@@ -1,21 +1,26 @@
-"""``SectionStore``: the sections of indexed documents in SQLite, for expansion across processes.
+"""``SectionStore``: the exact sections of indexed documents in SQLite, across processes.
 
 The in-memory ``SectionIndex`` needs the normalized parents, which exist only while a
 document is being chunked (in a worker, for a parallel run). A search runs later, in
-another process, with nothing but the store's hits; this file keeps what expansion needs
-instead: per document, section id → (heading path, character range, enclosing section,
-the chunks cut from it). ``fastrag ingest --store`` writes it beside the manifest for
-every structural chunk it indexes; ``fastrag search --expand-sections`` reads it.
+another process, with nothing but the vector store's hits. So ``fastrag ingest --store``
+has each worker compute its documents' sections from the tree the chunker built (the
+definition ``SectionIndex`` uses: ``fastrag.retrieval._sections``) and the parent writes
+them here, beside the manifest; ``fastrag search --expand-sections`` reads them, and
+``SectionStore.resolve`` returns exactly what ``SectionIndex.resolve`` returns for the
+same hit — without the source file.
 
-The rows are derived from the records' structural metadata (``section_ids``,
-``heading_path``, offsets) — the only form a document reaches the parent process in —
-not from the normalized tree: a section's range is the span of the chunks that cover it
-(never narrower than the section; exact when chunks break at its boundaries), and its
-enclosing section is the nearest one whose heading path is its own minus the last title.
-A section that no chunk starts in (a short subsection in the middle of a chunk) has no
-heading path on record and no known enclosing section. A document's rows are replaced
-as a whole, keyed by its source path, so a re-ingested document never keeps sections of
-its previous generation.
+Per source file, one row: its document id, the generation it was indexed at, its
+sections (heading ids and path, level, character range, enclosing section, the pieces
+of the text that make up its content) and the text itself, in pages of
+``_PAGE_CHARS`` so that expanding a hit reads only the pages its sections cover. A
+document's text over ``MAX_TEXT_CHARS`` is not stored (its row says so, and resolving
+one of its hits raises ``KeyError`` naming the cap); the cap bounds this file to about
+the size of the indexed text. A document's rows are replaced as a whole, keyed by its
+source path, so a re-ingested document never keeps sections of its previous generation.
+
+Schema 2 (exact sections) replaced schema 1 (sections approximated from records).
+Reading an older file is an error naming the fix; ``fastrag ingest --store`` rebuilds
+it (``rebuild=True``: the file holds nothing that is not derived from the documents).
 """
 
 from __future__ import annotations
@@ -23,44 +28,62 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, Literal
 
 from fastrag.exceptions import CacheError
+from fastrag.models import Document
+from fastrag.retrieval._sections import (
+    SECTION,
+    DocumentSections,
+    SectionRow,
+    choose,
+    row_from_list,
+    row_to_list,
+)
+from fastrag.retrieval.section_index import ResolvedSection, hit_fields, resolved
 
-__all__ = ["SectionStore", "StoredSection", "default_section_store_path", "sections_of"]
+__all__ = [
+    "MAX_TEXT_CHARS",
+    "SCHEMA_VERSION",
+    "SectionStore",
+    "StoredDocument",
+    "default_section_store_path",
+]
 
+MAX_TEXT_CHARS: Final = 32 * 1024 * 1024
+"""A document whose section text is longer (in characters) has no sections stored."""
+SCHEMA_VERSION: Final = "2"
 _FORMAT_NAME: Final = "fastrag-section-store"
-_SCHEMA_VERSION: Final = "1"
+_PAGE_CHARS: Final = 65_536
 _SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS fastrag_sections_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS fastrag_sections ("
-    " source TEXT NOT NULL, document_id TEXT NOT NULL, section_id TEXT NOT NULL,"
-    " heading_path TEXT NOT NULL, char_start INTEGER, char_end INTEGER, parent_id TEXT,"
-    " chunk_ids TEXT NOT NULL, PRIMARY KEY (document_id, section_id, source))",
-    "CREATE INDEX IF NOT EXISTS fastrag_sections_source ON fastrag_sections (source)",
+    "CREATE TABLE IF NOT EXISTS fastrag_section_documents ("
+    " source TEXT PRIMARY KEY, document_id TEXT NOT NULL, generation TEXT,"
+    " text_chars INTEGER NOT NULL, stored INTEGER NOT NULL, rows TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS fastrag_section_documents_id"
+    " ON fastrag_section_documents (document_id)",
+    "CREATE TABLE IF NOT EXISTS fastrag_section_text ("
+    " source TEXT NOT NULL, page INTEGER NOT NULL, text TEXT NOT NULL,"
+    " PRIMARY KEY (source, page))",
 )
-_COLUMNS: Final = (
-    "source, document_id, section_id, heading_path, char_start, char_end, parent_id, chunk_ids"
-)
+_TABLES: Final = ("fastrag_section_documents", "fastrag_section_text", "fastrag_sections")
+"""Every table a section store has had (schema 1's ``fastrag_sections`` included)."""
 
 
 @dataclass(frozen=True, slots=True)
-class StoredSection:
-    """One section of an indexed document (see the module docstring for how it is derived)."""
+class StoredDocument:
+    """What the store holds for one source file."""
 
     source: str
     document_id: str
-    section_id: str
-    heading_path: tuple[str, ...]
-    char_start: int | None
-    char_end: int | None
-    parent_id: str | None
-    """The enclosing section's id, or None for a top-level section."""
-    chunk_ids: tuple[str, ...]
-    """The chunks (record ``chunk_id``) that cover this section, in document order."""
+    generation: str | None
+    text_chars: int
+    stored: bool
+    """False when the text is over ``MAX_TEXT_CHARS``: no sections are kept."""
+    sections: int
 
 
 def default_section_store_path(manifest: str | os.PathLike[str]) -> Path:
@@ -70,120 +93,72 @@ def default_section_store_path(manifest: str | os.PathLike[str]) -> Path:
     return path.with_name(name + ".sections.sqlite")
 
 
-def _int(value: object) -> int | None:
-    return value if type(value) is int else None
-
-
-def sections_of(source: str, records: Sequence[Mapping[str, Any]]) -> list[StoredSection]:
-    """The sections the structural ``records`` of one document cover (none for others)."""
-    # A section's range is the span of the chunks that touch it: never narrower than the
-    # section (expansion may show a little more context, never less), exact when the
-    # chunks break at its boundaries.
-    ranges: dict[str, list[int | None]] = {}
-    paths: dict[str, tuple[str, ...]] = {}
-    chunks: dict[str, list[str]] = {}
-    document_ids: dict[str, str] = {}
-    for record in records:
-        metadata = record.get("metadata")
-        if not isinstance(metadata, Mapping):
-            continue
-        section_ids = metadata.get("section_ids")
-        if not isinstance(section_ids, list | tuple) or "structure_version" not in metadata:
-            continue
-        start, end = _int(record.get("char_start")), _int(record.get("char_end"))
-        heading = metadata.get("heading_path")
-        for position, section_id in enumerate(section_ids):
-            if not isinstance(section_id, str):
-                continue
-            span = ranges.setdefault(section_id, [start, end])
-            if start is not None and (span[0] is None or start < span[0]):
-                span[0] = start
-            if end is not None and (span[1] is None or end > span[1]):
-                span[1] = end
-            chunks.setdefault(section_id, []).append(str(record.get("chunk_id")))
-            document_ids[section_id] = str(record.get("document_id"))
-            # A chunk's heading path is the one where it starts: its first section's.
-            if position == 0 and section_id not in paths and isinstance(heading, list | tuple):
-                paths[section_id] = tuple(str(title) for title in heading)
-    parents = {
-        section_id: _parent(section_id, paths.get(section_id, ()), span[0], ranges, paths)
-        for section_id, span in ranges.items()
-    }
-    # A section's range covers its subsections: widen each ancestor to its descendants'.
-    for section_id, (_, end) in ranges.items():
-        seen = {section_id}
-        parent = parents[section_id]
-        while parent is not None and parent not in seen:
-            seen.add(parent)
-            span = ranges[parent]
-            if end is not None and (span[1] is None or end > span[1]):
-                span[1] = end
-            parent = parents[parent]
-    return [
-        StoredSection(
-            source,
-            document_ids[section_id],
-            section_id,
-            paths.get(section_id, ()),
-            start,
-            end,
-            parents[section_id],
-            tuple(chunks[section_id]),
-        )
-        for section_id, (start, end) in ranges.items()
-    ]
-
-
-def _parent(
-    section_id: str,
-    path: tuple[str, ...],
-    start: int | None,
-    ranges: Mapping[str, list[int | None]],
-    paths: Mapping[str, tuple[str, ...]],
-) -> str | None:
-    """The latest section starting at or before ``start`` whose heading path is
-    ``path[:-1]`` (sections nest, so that is the one enclosing it)."""
-    if len(path) < 2 or start is None:
-        return None
-    best: tuple[int, str] | None = None
-    for other, (other_start, _) in ranges.items():
-        if other == section_id or paths.get(other) != path[:-1]:
-            continue
-        if other_start is None or other_start > start:
-            continue
-        if best is None or other_start > best[0]:
-            best = (other_start, other)
-    return None if best is None else best[1]
-
-
 class SectionStore:
-    """The SQLite section file at ``path`` (created when absent)."""
+    """The SQLite section file at ``path`` (created when absent).
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    ``rebuild=True`` (what ingest passes) empties a section file of another schema
+    instead of refusing it; a file that is not a section store is always refused.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, rebuild: bool = False) -> None:
         self.path = Path(path)
+        self._lookups: dict[tuple[str, str], _Lookup] = {}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._connection = sqlite3.connect(self.path, timeout=30.0)
-            with self._connection:
-                for statement in _SCHEMA:
-                    self._connection.execute(statement)
-                self._connection.execute(
-                    "INSERT OR IGNORE INTO fastrag_sections_meta VALUES ('format', ?), "
-                    "('schema_version', ?)",
-                    (_FORMAT_NAME, _SCHEMA_VERSION),
-                )
-            meta = dict(self._connection.execute("SELECT name, value FROM fastrag_sections_meta"))
         except (OSError, sqlite3.Error) as error:
-            raise CacheError(
-                f"cannot use the section store {str(self.path)!r} ({error}); delete it (the "
-                "next ingest with --store rebuilds it) or pass another path"
-            ) from error
-        if meta != {"format": _FORMAT_NAME, "schema_version": _SCHEMA_VERSION}:
+            raise self._unusable(f"cannot open it ({error})") from error
+        try:
+            self._prepare(rebuild)
+        except sqlite3.DatabaseError as error:
             self._connection.close()
-            raise CacheError(
-                f"{str(self.path)!r} is not a fastrag section store of schema "
-                f"{_SCHEMA_VERSION}; delete it (the next ingest with --store rebuilds it)"
+            raise self._unusable(f"it is not a readable SQLite database ({error})") from error
+        except CacheError:
+            self._connection.close()
+            raise
+
+    def _prepare(self, rebuild: bool) -> None:
+        connection = self._connection
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        meta: dict[str, str] = {}
+        if "fastrag_sections_meta" in tables:
+            meta = dict(connection.execute("SELECT name, value FROM fastrag_sections_meta"))
+        elif tables:
+            raise self._unusable(
+                f"it is an SQLite database of something else ({sorted(tables)[:5]})"
             )
+        if meta and meta.get("format") != _FORMAT_NAME:
+            raise self._unusable(f"it is not a fastrag section store ({meta.get('format')!r})")
+        version = meta.get("schema_version", SCHEMA_VERSION)
+        if version != SCHEMA_VERSION:
+            if not rebuild:
+                raise CacheError(
+                    f"the section store {str(self.path)!r} has schema {version}, and this "
+                    f"fastrag reads schema {SCHEMA_VERSION}; re-run fastrag ingest --store ... "
+                    "(same output and store) to rebuild it"
+                )
+            with connection:
+                for table in _TABLES:
+                    connection.execute(f"DROP TABLE IF EXISTS {table}")
+                connection.execute("DELETE FROM fastrag_sections_meta")
+        connection.execute("PRAGMA journal_mode=WAL")
+        with connection:
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            connection.execute(
+                "INSERT OR IGNORE INTO fastrag_sections_meta VALUES ('format', ?), "
+                "('schema_version', ?)",
+                (_FORMAT_NAME, SCHEMA_VERSION),
+            )
+
+    def _unusable(self, detail: str) -> CacheError:
+        return CacheError(
+            f"cannot use the section store {str(self.path)!r}: {detail}; delete it (the next "
+            "fastrag ingest --store rebuilds it) or pass another path"
+        )
 
     def __enter__(self) -> SectionStore:
         return self
@@ -195,72 +170,172 @@ class SectionStore:
         """Close the file."""
         self._connection.close()
 
-    def replace(self, source: str, sections: Iterable[StoredSection]) -> None:
-        """Make ``sections`` the only ones stored for ``source`` (one transaction)."""
-        rows = [
-            (
-                source,
-                s.document_id,
-                s.section_id,
-                json.dumps(list(s.heading_path), ensure_ascii=False),
-                s.char_start,
-                s.char_end,
-                s.parent_id,
-                json.dumps(list(s.chunk_ids)),
-            )
-            for s in sections
-        ]
+    # ------------------------------------------------------------------ writing
+
+    def replace(
+        self, source: str, sections: DocumentSections, generation: str | None = None
+    ) -> None:
+        """Make ``sections`` the only ones stored for ``source`` (one transaction).
+
+        ``generation`` is the vector store generation they belong to (``generation()``
+        tells a caller whether they are current).
+        """
+        text = sections.text
+        stored = len(text) <= MAX_TEXT_CHARS
+        rows = json.dumps(
+            [row_to_list(row) for row in sections.rows] if stored else [],
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        pages = (
+            [
+                (source, number, text[start : start + _PAGE_CHARS])
+                for number, start in enumerate(range(0, len(text), _PAGE_CHARS))
+            ]
+            if stored
+            else []
+        )
         with self._connection:
-            self._connection.execute("DELETE FROM fastrag_sections WHERE source = ?", (source,))
-            self._connection.executemany(
-                f"INSERT OR REPLACE INTO fastrag_sections ({_COLUMNS}) "  # noqa: S608
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
+            self._delete(source)
+            self._connection.execute(
+                "INSERT INTO fastrag_section_documents VALUES (?, ?, ?, ?, ?, ?)",
+                (source, sections.document_id, generation, len(text), int(stored), rows),
             )
+            self._connection.executemany("INSERT INTO fastrag_section_text VALUES (?, ?, ?)", pages)
+        self._lookups.clear()
 
     def remove(self, source: str) -> None:
         """Forget every section of ``source``."""
-        self.replace(source, ())
+        with self._connection:
+            self._delete(source)
+        self._lookups.clear()
 
-    def get(self, document_id: str, section_id: str) -> StoredSection | None:
-        """One stored section, or None."""
+    def _delete(self, source: str) -> None:
+        self._connection.execute(
+            "DELETE FROM fastrag_section_documents WHERE source = ?", (source,)
+        )
+        self._connection.execute("DELETE FROM fastrag_section_text WHERE source = ?", (source,))
+
+    # ------------------------------------------------------------------ reading
+
+    def generation(self, source: str) -> str | None:
+        """The generation ``source``'s sections were stored at (None: none stored)."""
         row = self._connection.execute(
-            f"SELECT {_COLUMNS} FROM fastrag_sections "  # noqa: S608
-            "WHERE document_id = ? AND section_id = ? ORDER BY source LIMIT 1",
-            (document_id, section_id),
+            "SELECT generation FROM fastrag_section_documents WHERE source = ?", (source,)
         ).fetchone()
-        return None if row is None else _section(row)
+        return None if row is None or row[0] is None else str(row[0])
+
+    def documents(self) -> list[StoredDocument]:
+        """Every source held, sorted by path."""
+        found = self._connection.execute(
+            "SELECT source, document_id, generation, text_chars, stored, rows "
+            "FROM fastrag_section_documents ORDER BY source"
+        ).fetchall()
+        return [
+            StoredDocument(
+                str(source),
+                str(document_id),
+                None if generation is None else str(generation),
+                int(chars),
+                bool(stored),
+                len(json.loads(rows)),
+            )
+            for source, document_id, generation, chars, stored, rows in found
+        ]
 
     def resolve(
-        self, document_id: str, section_ids: Sequence[str], *, ancestors: bool = True
-    ) -> tuple[StoredSection, ...]:
-        """The stored sections ``section_ids`` name (and their enclosing ones), in source
-        order, each once; ids this store does not hold are left out."""
-        chosen: dict[str, StoredSection] = {}
-        for section_id in section_ids:
-            current = self.get(document_id, section_id)
-            while current is not None and current.section_id not in chosen:
-                chosen[current.section_id] = current
-                if not ancestors or current.parent_id is None:
-                    break
-                current = self.get(document_id, current.parent_id)
-        return tuple(
-            sorted(
-                chosen.values(),
-                key=lambda s: (s.char_start or 0, -(s.char_end or 0), s.section_id),
-            )
+        self,
+        hit: Document,
+        ancestors: bool = True,
+        missing: Literal["raise", "skip"] = "raise",
+    ) -> tuple[ResolvedSection, ...]:
+        """What ``SectionIndex.resolve`` returns for ``hit``, from the stored sections.
+
+        The hit's ``source_id`` picks the source when two files share its document id.
+        A document not held (or held over the text cap) raises ``KeyError`` naming it;
+        ``missing="skip"`` leaves it (and unknown sections) out.
+        """
+        document_id, section_ids = hit_fields(hit, missing)
+        lookup = self._lookup(document_id, hit.source_id)
+        if isinstance(lookup, str):
+            if missing == "skip":
+                return ()
+            raise KeyError(f"document {document_id!r} of hit {hit.id!r} {lookup}")
+        rows = choose(
+            lookup.by_id,
+            lookup.preamble,
+            hit.id,
+            document_id,
+            hit.metadata,
+            section_ids,
+            ancestors,
+            missing,
         )
+        return tuple(resolved(document_id, row, lookup.content(row)) for row in rows)
+
+    def _lookup(self, document_id: str, source: str) -> _Lookup | str:
+        """The document's sections, or why there are none."""
+        key = (document_id, source)
+        lookup = self._lookups.get(key)
+        if lookup is not None:
+            return lookup
+        row = self._connection.execute(
+            "SELECT source, text_chars, stored, rows FROM fastrag_section_documents "
+            "WHERE document_id = ? ORDER BY source = ? DESC, source LIMIT 1",
+            (document_id, source),
+        ).fetchone()
+        if row is None:
+            return (
+                f"has no sections in {str(self.path)!r}; re-run fastrag ingest --store with "
+                "this section file, or pass missing='skip'"
+            )
+        found, chars, stored, rows = row
+        if not stored:
+            return (
+                f"({chars:,} characters) is over the section store's cap of "
+                f"{MAX_TEXT_CHARS:,} characters, so its sections were not stored; read them "
+                "from the source, or pass missing='skip'"
+            )
+        try:
+            parsed = [row_from_list(item) for item in json.loads(rows)]
+        except (ValueError, TypeError) as error:
+            raise self._unusable(f"the sections of {found!r} are damaged ({error})") from error
+        lookup = self._lookups[key] = _Lookup(self._connection, str(found), parsed)
+        return lookup
 
 
-def _section(row: tuple[Any, ...]) -> StoredSection:
-    source, document_id, section_id, heading, start, end, parent, chunk_ids = row
-    return StoredSection(
-        str(source),
-        str(document_id),
-        str(section_id),
-        tuple(str(title) for title in json.loads(heading)),
-        _int(start),
-        _int(end),
-        None if parent is None else str(parent),
-        tuple(str(chunk) for chunk in json.loads(chunk_ids)),
-    )
+class _Lookup:
+    """One stored document: its sections by id and its text, read a page at a time."""
+
+    def __init__(self, connection: sqlite3.Connection, source: str, rows: list[SectionRow]) -> None:
+        self._connection = connection
+        self._source = source
+        self._pages: dict[int, str] = {}
+        self.by_id: Mapping[str, SectionRow] = {r.section_id: r for r in rows if r.kind == SECTION}
+        self.preamble = next((r for r in rows if r.kind != SECTION), None)
+
+    def content(self, row: SectionRow) -> str:
+        return "".join(self._slice(start, end) for start, end in row.pieces)
+
+    def _slice(self, start: int, end: int) -> str:
+        if end <= start:
+            return ""
+        first, last = start // _PAGE_CHARS, (end - 1) // _PAGE_CHARS
+        wanted = [page for page in range(first, last + 1) if page not in self._pages]
+        if wanted:
+            self._pages.update(
+                self._connection.execute(
+                    "SELECT page, text FROM fastrag_section_text "
+                    "WHERE source = ? AND page BETWEEN ? AND ?",
+                    (self._source, wanted[0], wanted[-1]),
+                ).fetchall()
+            )
+        pages = range(first, last + 1)
+        if any(page not in self._pages for page in pages):
+            raise CacheError(
+                f"the section text of {self._source!r} is incomplete in the section store; "
+                "delete the file (the next fastrag ingest --store rebuilds it)"
+            )
+        text = "".join(self._pages[page] for page in pages)
+        offset = first * _PAGE_CHARS
+        return text[start - offset : end - offset]
