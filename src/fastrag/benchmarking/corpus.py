@@ -184,7 +184,9 @@ def _question_records(path: Path) -> list[Any]:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
         records = []
-        for number, line in enumerate(text.splitlines(), 1):
+        # JSON lines end at "\n" only: ``str.splitlines`` would also break at U+2028,
+        # U+0085 and others, which JSON leaves unescaped inside strings.
+        for number, line in enumerate(text.split("\n"), 1):
             if line.strip():
                 try:
                     records.append(json.loads(line))

@@ -56,6 +56,18 @@ def test_quote_and_offset_references_load_and_ambiguity_is_recorded(tmp_path: Pa
     assert corpus.ambiguous_references == 1
 
 
+def test_jsonl_questions_may_hold_unicode_line_separators(tmp_path: Path) -> None:
+    # json.dumps(ensure_ascii=False) leaves U+2028 and U+0085 unescaped: they are not
+    # line ends of a JSONL file.
+    questions = tmp_path / "questions.jsonl"
+    _corpus(tmp_path, [], ".jsonl")
+    reference = {"document": "a.md", "start": 0, "end": 6}
+    item = {"question": "Where\u2028is\x85it?", "references": [reference]}
+    questions.write_text(json.dumps(item, ensure_ascii=False) + "\n", encoding="utf-8")
+    corpus = load_labelled_corpus(tmp_path / "docs", questions)
+    assert [q.text for q in corpus.questions] == ["Where\u2028is\x85it?"]
+
+
 def test_offsets_that_disagree_with_the_quote_are_refused(tmp_path: Path) -> None:
     questions = _corpus(
         tmp_path,
