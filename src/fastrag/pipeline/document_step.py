@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -98,6 +98,17 @@ class DocumentStep(PipelineStep[Document], ABC):
     @abstractmethod
     def transform(self, item: Document, context: ExecutionContext) -> AsyncIterator[Document]:
         """Produce the output of one item; runs only on a cache miss."""
+
+    def keeps_output(self, item: Document, outputs: Sequence[Document]) -> bool:
+        """Whether freshly produced, validated ``outputs`` of ``item`` may enter the cache.
+
+        A cached output is replayed on every later run without calling ``transform``, so
+        a step whose output fell back after a *transient* failure (a model that timed
+        out) returns False: the next run tries again instead of replaying the fallback
+        forever. Called after ``validate_output``; the default keeps everything.
+        """
+        del item, outputs
+        return True
 
     def validate_input(self, item: Document) -> None:
         """Reject an item that is not a ``Document`` before any work or cache lookup."""
@@ -264,7 +275,8 @@ class DocumentStep(PipelineStep[Document], ABC):
             try:
                 outputs = await self._attempt(job, context)
                 await self.validate_output(job.item, outputs, context)
-                if job.plan is not None and job.key is not None:
+                keep = self.keeps_output(job.item, outputs)
+                if keep and job.plan is not None and job.key is not None:
                     job.plan.store.put(job.key, outputs)
             except SkipItem as error:
                 self._fail(job, error, 0, context, force_skip=True)

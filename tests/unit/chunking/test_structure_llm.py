@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,7 +31,7 @@ from fastrag.llm.chat import OpenAIChatModel
 from fastrag.models import Document
 from fastrag.normalization import NormalizerRegistry
 from fastrag.packing import PackingConfig
-from fastrag.pipeline import IterableSource
+from fastrag.pipeline import IterableSource, SqliteCacheStore
 from tests._paths import SHARED
 from tests.unit.llm._chat_server import ChatServer, Reply, running_chat_server
 
@@ -290,3 +291,31 @@ def test_construction_errors_name_the_fix(server: ChatServer) -> None:
     with pytest.raises(ConfigurationError, match="allow_external_transmission=False"):
         _chunker(_refiner(server, allow_external_transmission=False))
     assert server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("first", "cached"),
+    [
+        (Reply(status=500), False),  # transient: the next run asks again
+        (Reply("Split before Rust."), True),  # the model's answer: replayed like any output
+    ],
+)
+async def test_only_outputs_a_retry_cannot_change_enter_the_step_cache(
+    server: ChatServer, tmp_path: Path, first: Reply, cached: bool
+) -> None:
+    server.script.append(first)
+    server.default = _choose("Rust")
+    store = SqliteCacheStore(tmp_path / "cache.sqlite")
+    fallback, (report,) = await _run(_chunker(_refiner(server), cache=store), NOTES)
+    assert len(report.model_fallbacks) == 1 and len(server.requests) == 1
+    again, (second,) = await _run(_chunker(_refiner(server), cache=store), NOTES)
+    rust = NOTES.content.index("Rust")
+    if cached:
+        assert len(server.requests) == 1 and second.model_calls == 0
+        assert [chunk.id for chunk in again] == [chunk.id for chunk in fallback]
+    else:
+        assert len(server.requests) == 2 and second.model_fallbacks == ()
+        assert _spans(again) == [(0, rust), (rust, 212)]
+        replayed, (third,) = await _run(_chunker(_refiner(server), cache=store), NOTES)
+        assert len(server.requests) == 2 and third.model_calls == 0
+        assert [chunk.id for chunk in replayed] == [chunk.id for chunk in again]

@@ -44,6 +44,14 @@ class ModelObservations:
     fallback_spans: tuple[tuple[int, int], ...] = ()
     """Source spans of those paragraphs (to count the chunks they touch)."""
 
+    @property
+    def transient_fallbacks(self) -> bool:
+        """Whether a fallback came from a failure a later attempt may not meet (a timeout
+        or a provider error), rather than from the paragraph or the model's answer."""
+        return any(
+            reason == "timeout" or reason.startswith("provider_error:") for reason in self.fallbacks
+        )
+
     def report(self, validation: ChunkValidation, produced: Sequence[Document]) -> ChunkValidation:
         """``validation`` with the model fields filled in from these observations."""
         touched = sum(1 for chunk in produced if _touches(chunk, self.fallback_spans))

@@ -132,6 +132,8 @@ class StructureAwareChunker(Chunker):
         self.semantic_refiner: ChatBoundaryRefiner | None = semantic_refiner
         self.diagnostics = diagnostics
         self._trees: OrderedDict[int, _Pending] = OrderedDict()
+        self._retry_later: OrderedDict[int, Document] = OrderedDict()
+        """Items whose refinement fell back after a transient failure (see keeps_output)."""
         super().__init__(cache=cache, policy=policy)
 
     @property
@@ -246,8 +248,20 @@ class StructureAwareChunker(Chunker):
         )
         if observed is not None:
             report = observed.report(report, produced)
+            if observed.transient_fallbacks:
+                self._retry_later[id(item)] = item
+                while len(self._retry_later) > _PENDING_TREES:
+                    self._retry_later.popitem(last=False)
         if self.diagnostics is not None:
             self.diagnostics(report)
+
+    def keeps_output(self, item: Document, outputs: Sequence[Document]) -> bool:
+        """Not when a paragraph kept its heuristic cuts because the model timed out or
+        the provider failed: caching that would replay the fallback on every later run.
+        Fallbacks a retry cannot change (input too long, an answer rejected by
+        validation) are cached like any output."""
+        del outputs
+        return self._retry_later.pop(id(item), None) is not item
 
     def _remember(
         self,
