@@ -29,12 +29,12 @@ from fastrag._optional import require
 from fastrag.cli._options import TOKENIZER_HELP, tokenizer_from_option
 from fastrag.exceptions import ConfigurationError
 from fastrag.ingestion._job_config import DEFAULT_MAX_TOKENS, SEMANTIC_MODES
-from fastrag.ingestion._job_index import DocumentRejected
 from fastrag.ingestion.job import (
     CHUNKERS,
     ENGINES,
     FAIL_ON,
     DocumentIndexed,
+    DocumentRejected,
     FileIngested,
     IngestConfig,
     IngestResult,

@@ -51,7 +51,7 @@ from fastrag.ingestion._job_config import (
     Plan,
     build_plan,
 )
-from fastrag.ingestion._job_index import DocumentIndexed, StoreIndex, open_index
+from fastrag.ingestion._job_index import DocumentIndexed, DocumentRejected, StoreIndex, open_index
 from fastrag.ingestion._job_run import DocumentOutcome, run_share
 from fastrag.ingestion.jsonl import JsonlWriter
 from fastrag.ingestion.manifest import FAILED, QUARANTINED, STATES, Manifest, ManifestEntry
@@ -69,6 +69,7 @@ __all__ = [
     "FAIL_ON",
     "ChunkerName",
     "DocumentIndexed",
+    "DocumentRejected",
     "EngineName",
     "FailOn",
     "FileIngested",
