@@ -74,6 +74,8 @@ _TAG = re.compile(r"<[^>]+>")
 def loose(text: str) -> str:
     """A title compared loosely: inline markup characters dropped, whitespace collapsed."""
     text = html.unescape(text).replace("¶", "")
+    text = re.sub(r":[\w.+-]+(?::[\w.+-]+)?:(?=`)", "", text)  # RST roles: :mod:`json`
+    text = re.sub(r"`[!~]", "`", text)  # Sphinx's no-link / last-part prefixes
     text = re.sub(r"[`*_\\]", "", text)
     return " ".join(text.split())
 

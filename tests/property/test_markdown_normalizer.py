@@ -46,6 +46,9 @@ def test_exclusions_are_what_they_claim(source: str) -> None:
             assert exclusion.span.start == 0
             assert text.startswith(("---", "+++"))
             assert tree.metadata["front_matter"] in text
+        elif exclusion.reason == "comment":
+            assert text.startswith("<!--")
+            assert text.endswith("-->")
         else:
             assert exclusion.reason == "link_definition"
             assert text.lstrip(" ").startswith("[")

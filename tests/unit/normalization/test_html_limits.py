@@ -100,6 +100,40 @@ def test_permalink_anchors_are_boilerplate_everywhere(css: str) -> None:
     assert excluded(tree, "boilerplate") == [anchor, anchor]
 
 
+# Node.js API docs (MIT), doc/api/path.html: the doctool's "#" mark has no generator class.
+NODE_HEADING = (
+    '<h2>Path<span><a class="mark" href="#path" id="path">#</a></span>'
+    '<a aria-hidden="true" class="legacy" id="path_path"></a></h2>'
+    "<p>The <code>node:path</code> module provides utilities.</p>"
+)
+
+
+def test_a_fragment_link_whose_text_is_only_a_mark_is_a_permalink() -> None:
+    tree = normalize(f"<main>{NODE_HEADING}</main>")
+    assert texts(tree) == ["Path", "The node:path module provides utilities."]
+    assert excluded(tree, "boilerplate") == ['<a class="mark" href="#path" id="path">#</a>']
+
+
+@pytest.mark.parametrize("mark", ["¶", "&para;", "&#182;", "§", " # ", "\N{LINK SYMBOL}"])
+def test_symbol_permalinks_are_recognised_without_a_class(mark: str) -> None:
+    tree = normalize(f'<main><h3>Title<a href="#t">{mark}</a></h3></main>')
+    assert texts(tree) == ["Title"]
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        '<a href="#x">Title</a>',  # a heading wrapped in its self-link keeps its text
+        '<a href="#fn1">1</a>',  # footnote references are content
+        '<a href="#fn1">*</a>',
+        '<a href="other.html#x">#</a>',  # not an in-page fragment
+    ],
+)
+def test_links_that_are_not_bare_marks_are_kept(link: str) -> None:
+    tree = normalize(f"<main><p>A {link}</p></main>")
+    assert excluded(tree, "boilerplate") == []
+
+
 def test_main_content_inside_chrome_keeps_that_chrome() -> None:
     tree = normalize("<nav><main><p>Real</p></main></nav><nav>Menu</nav>")
     assert texts(tree) == ["Real"]

@@ -117,12 +117,36 @@ def test_unclosed_fence_runs_to_the_end() -> None:
 
 
 def test_thematic_break_and_html_block_are_raw_leaves() -> None:
-    tree = normalize("***\n\n<div class=x>\n*raw*\n</div>\n\n<!-- note -->\n")
+    tree = normalize("***\n\n<div class=x>\n*raw*\n</div>\n\n<!-- note --> tail\n")
     assert [node.text for node in of_kind(tree, "thematic_break")] == ["***"]
     assert [node.text for node in of_kind(tree, "html_block")] == [
         "<div class=x>\n*raw*\n</div>",
-        "<!-- note -->",
+        "<!-- note --> tail",  # more than a comment: kept
     ]
+
+
+# Node.js docs (MIT), doc/api/path.md: version history kept in YAML comments.
+NODE_PATH = (
+    "# Path\n\n<!--introduced_in=v0.10.0-->\n\n"
+    "## `path.basename(path[, suffix])`\n\n"
+    "<!-- YAML\nadded: v0.1.25\nchanges:\n  - version: v6.0.0\n-->\n\n"
+    "* `path` {string}\n\n  <!-- lint disable -->\n\n"
+    "> <!-- quoted\n> comment -->\n\n"
+    "The `path.basename()` method returns the last portion of a `path`.\n"
+)
+
+
+def test_html_blocks_of_only_comments_are_excluded_as_comments() -> None:
+    tree = normalize(NODE_PATH)
+    assert of_kind(tree, "html_block") == []
+    assert excluded(tree, "comment") == [
+        "<!--introduced_in=v0.10.0-->",
+        "<!-- YAML\nadded: v0.1.25\nchanges:\n  - version: v6.0.0\n-->",
+        "<!-- lint disable -->",
+        "<!-- quoted\n> comment -->",
+    ]
+    assert [node.text for node in of_kind(tree, "paragraph")][-1].startswith("The `path")
+    assert not any("<!--" in unit.span.slice(tree.content) for unit in tree.units)
 
 
 def test_strikethrough_stays_in_the_paragraph_source() -> None:
@@ -236,7 +260,7 @@ def test_header_only_table() -> None:
 
 def test_links_and_images_with_targets_on_their_block() -> None:
     source = (
-        "See [the *guide*](https://x.org/g \"T\"), [ref][r], <https://auto.org> and "
+        'See [the *guide*](https://x.org/g "T"), [ref][r], <https://auto.org> and '
         "![alt](pic.png) [![logo](l.png)](https://home)\n\n[r]: https://ref.org\n"
     )
     tree = normalize(source)

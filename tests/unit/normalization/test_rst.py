@@ -49,6 +49,50 @@ def test_titles_in_every_style_open_nested_sections() -> None:
     assert tree.root.text == "Title"
 
 
+# Python docs (PSF licence), Doc/library/json.rst and Doc/howto/logging.rst: titles with roles.
+PYTHON_TITLES = (
+    ":mod:`json` --- JSON encoder and decoder\n"
+    "========================================\n\n"
+    "Using ``__slots__`` with :class:`~logging.Handler`\n"
+    "--------------------------------------------------\n\n"
+    "See :ref:`the logging tutorial <logging-basic-tutorial>` and `PEP 8 <https://x>`_.\n\n"
+    "**Bold**, *emphasis*, a 2*3*4 product and a \\*literal star\\*\n"
+    "-------------------------------------------------------------\n\n"
+    "body\n"
+)
+
+
+def test_titles_name_sections_by_their_readable_text_and_keep_their_source() -> None:
+    tree = normalize(PYTHON_TITLES)
+    assert [s.text for s in kinds(tree, "section")] == [
+        "json --- JSON encoder and decoder",
+        "Using __slots__ with Handler",
+        "Bold, emphasis, a 2*3*4 product and a *literal star*",
+    ]
+    headings = kinds(tree, "heading")
+    assert [h.text for h in headings] == [s.text for s in kinds(tree, "section")]
+    # The heading still owns its exact source, roles and adornment included.
+    assert owned(tree, headings[0]) == [PYTHON_TITLES[: PYTHON_TITLES.index("\n\n")]]
+    paragraph = kinds(tree, "paragraph")[0]  # inline markup outside titles is kept as is
+    assert paragraph.text.startswith("See :ref:`the logging tutorial <logging-basic-tutorial>`")
+
+
+# Python docs (PSF licence), Doc/faq/programming.rst: Sphinx file-wide metadata first.
+FAQ_HEAD = (
+    ":tocdepth: 2\n\n.. _programming-faq:\n\n===============\nProgramming FAQ\n===============\n"
+)
+
+
+def test_leading_sphinx_metadata_fields_are_markup_other_field_lists_stay() -> None:
+    tree = normalize(FAQ_HEAD)
+    assert excluded(tree, "markup") == [":tocdepth: 2", ".. _programming-faq:"]
+    assert kinds(tree, "field_list") == []
+    assert ":orphan:\n:nosearch:" in excluded(normalize(":orphan:\n:nosearch:\n\nText\n"), "markup")
+    # Bibliographic fields render, and metadata fields count only before any content.
+    for kept in (":Author: Me\n\nText\n", "Text\n\n:tocdepth: 2\n", ":orphan:\n:Author: Me\n"):
+        assert len(kinds(normalize(kept), "field_list")) == 1, kept
+
+
 def test_paragraph_is_its_exact_source_with_inline_markup_and_links() -> None:
     source = (
         "See `Python <https://python.org>`_, :func:`open`, ref_ and\n"
@@ -265,7 +309,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v1"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v2"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

@@ -40,6 +40,7 @@ from fastrag.normalization.formats._html_tags import (
     Category,
     attribute,
     chrome_verdict,
+    is_symbol_permalink,
 )
 from fastrag.normalization.formats._html_text import (
     PRE,
@@ -218,7 +219,9 @@ class TreeBuilder(BlockTree, Tokenizer):
         if self.boilerplate and category is not Category.SUPPRESS:
             if category is Category.LINK and attrs:
                 css = attribute(attrs, "class")
-                if css and not PERMALINK_CLASSES.isdisjoint(css.split()):  # a "¶" mark
+                if (
+                    css and not PERMALINK_CLASSES.isdisjoint(css.split())  # a "¶" mark
+                ) or is_symbol_permalink(attrs, self.content, self.tag_end):
                     self.suppress(tag, "boilerplate")
                     return
             if self.main == 0 and (attrs or category is Category.CHROME):

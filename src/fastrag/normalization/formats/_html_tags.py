@@ -26,6 +26,7 @@ __all__ = [
     "alt_value_span",
     "attribute",
     "chrome_verdict",
+    "is_symbol_permalink",
     "marks_main",
     "ordered_label",
 ]
@@ -151,6 +152,28 @@ def attribute(attrs: list[tuple[str, str | None]], name: str) -> str | None:
         if key == name:
             return "" if value is None else value
     return None
+
+
+# A permalink anchor that carries no generator class (Node.js's doctool writes
+# ``<a class="mark" href="#path" id="path">#</a>``; GitHub, Hugo and hand-written pages have
+# their own spellings): a link to an in-page fragment whose whole content is one of the
+# marks generators use ("#", "¶", "§", "🔗", "⚓", raw or as a character reference), followed
+# at once by its end tag. Recognised by that shape rather than by class names, so a heading
+# wrapped in a self-link (``<a href="#x">Title</a>``) or a footnote reference ("1", "*")
+# never matches.
+_SYMBOL_LINK_TEXT = re.compile(
+    r"[ \t\n\r\f]*(?:[#¶§⚓]|\U0001F517|&(?:para|sect|num);|&#(?:182|167|35|x[bB]6|x[aA]7|x23);)"
+    r"[ \t\n\r\f]*</a[ \t\n\r\f]*>",
+    re.IGNORECASE,
+)
+
+
+def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_end: int) -> bool:
+    """Whether the ``<a>`` whose start tag ends at ``tag_end`` is a bare permalink mark."""
+    href = attribute(attrs, "href")
+    if not href or href[0] != "#":
+        return False
+    return _SYMBOL_LINK_TEXT.match(content, tag_end) is not None
 
 
 def chrome_verdict(

@@ -18,13 +18,17 @@ container:
   else found there (a parser quirk) is kept as a paragraph, with a diagnostic.
 
 Leaf blocks (paragraph, heading, code, HTML block, table row, thematic break) own their
-whole source range minus trailing whitespace. All positions only move forward and are
+whole source range minus trailing whitespace — except an HTML block that is nothing but
+comments (``<!-- … -->``), which renders nothing and is excluded as ``comment``, as the
+HTML and RST adapters exclude theirs (Node.js keeps YAML metadata and model-card
+templates keep authoring instructions in such comments). All positions only move forward and are
 clamped to the text, so units and exclusions tile the input exactly whatever the parser
 reports. Offsets are UTF-8 byte offsets; the caller maps them to code points once.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +43,10 @@ PLAIN_INLINE = frozenset({"Emphasis", "Strong", "Strikethrough", "Superscript", 
 # range) belongs to the container around them.
 _GROUPS = frozenset({"list", "table"})
 CONTAINER_TAGS = frozenset({"List", "Item", "BlockQuote", "FootnoteDefinition", "Table"})
+# An HTML block of comments only (CommonMark's HTML block type 2 ends on the line with
+# "-->", so text after it on that line makes the block more than a comment). Lazy and
+# anchored at each "<!--": linear in the block's length.
+_COMMENTS_ONLY = re.compile(rb"[ \t\r\n]*(?:<!--.*?-->[ \t\r\n]*)+", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,6 +330,28 @@ class Walker:
             self.fill(start)
         self.leaf = self.add(DraftNode(kind, start, self.stack[-1], True, level, attributes))
         self.link_sink = None
+
+    def comment_block(self, start: int, end: int) -> bool:
+        """Exclude the HTML block ``[start, end)`` as ``comment`` if it is only comments.
+
+        Returns whether it did; the block then opens no leaf, and its end event finds
+        none to close.
+        """
+        start = max(start, self.cursor)
+        end = min(end, self.size)
+        if end <= start or _COMMENTS_ONLY.fullmatch(self.data, start, end) is None:
+            return False
+        self.fill(start)
+        block = self.data[start:end]
+        core_start = end - len(block.lstrip())
+        core_end = start + len(block.rstrip())
+        if core_start > start:
+            self.exclude(start, core_start, "whitespace")
+        self.exclude(core_start, core_end, "comment")
+        if core_end < end:
+            self.exclude(core_end, end, "whitespace")
+        self.cursor = end
+        return True
 
     def close_leaf(self, end: int) -> None:
         index = self.leaf

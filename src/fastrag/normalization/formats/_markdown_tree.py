@@ -148,6 +148,8 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
         walker.links.append((name, [], tag[name]["dest_url"]))
         walker.collecting = True
         return
+    if name == "HtmlBlock" and walker.comment_block(span["start"], span["end"]):
+        return
     handler = _START_HANDLERS.get(name)
     if handler is not None:
         handler(walker, tag, span["start"])

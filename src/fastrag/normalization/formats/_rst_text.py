@@ -16,6 +16,7 @@ __all__ = [
     "links_in",
     "normalize_name",
     "option_label",
+    "readable_title",
     "trim",
 ]
 
@@ -45,6 +46,24 @@ _LINK = re.compile(
     r"|(?P<url>\b(?:https?|ftp)://[^\s<>`\"']*[^\s<>`\"'.,;:!?)\]}])",  # standalone URI
 )
 _WHITESPACE = re.compile(r"\s+")
+
+# Inline markup in a section title, reduced to what a reader sees (the adapter never runs
+# docutils' inliner, see _rst_docutils._NoInliner). Hand-written because the inliner would
+# also run role functions; one alternation, so a literal's content is never re-read.
+# Titles longer than _MAX_TITLE are not reduced, which bounds the regex work.
+_ROLE = r":[\w.+-]+(?::[\w.+-]+)?:"
+_TITLE_INLINE = re.compile(
+    r"``(?P<literal>.+?)``"  # ``literal``
+    rf"|(?:{_ROLE})?`(?P<interpreted>[^`]+)`(?:{_ROLE}|__?)?"  # :role:`x`, `x`_, `x`:role:
+    r"|\*\*(?P<strong>[^*]+)\*\*"  # **strong**
+    r"|(?<![\w*])\*(?P<emphasis>[^*\s](?:[^*]*[^*\s])?)\*(?![\w*])"  # *emphasis*
+    r"|\\(?P<escaped>.)",  # backslash escape
+    re.DOTALL,
+)
+_TARGET = re.compile(r"(?P<label>.*?)\s*<(?P<target>[^<>]+)>", re.DOTALL)
+# Beyond this a title is not reduced (kept as its whitespace-collapsed source): titles are
+# a line or two, and the cap keeps a hostile one-line "title" from costing regex time.
+_MAX_TITLE = 2000
 
 
 def line_starts(content: str) -> list[int]:
@@ -108,3 +127,35 @@ def links_in(text: str, targets: Mapping[str, str]) -> tuple[tuple[str, str], ..
             url = match.group("url")
             found.append((url, url))
     return tuple(dict.fromkeys(found))
+
+
+def readable_title(raw: str) -> str:
+    """A section title's source as its reader sees it: ``:mod:`json` --- JSON`` becomes
+    ``json --- JSON``.
+
+    Headings feed the section path that every chunk embeds, so role names, backquotes
+    and emphasis marks there would be noise in each chunk's embedding (the Markdown
+    adapter likewise titles sections with their inline text). Roles keep their text (a
+    Sphinx cross-reference's ``title <target>`` its title, ``~a.b`` its last part),
+    references their phrase, literals and emphasis their content. The leaf's own text and
+    offsets are unchanged: this is the heading's *name*, not its source.
+    """
+    collapsed = " ".join(raw.split())
+    if len(collapsed) > _MAX_TITLE or not any(mark in collapsed for mark in "`*\\"):
+        return collapsed
+    return " ".join(_TITLE_INLINE.sub(_readable, collapsed).split()) or collapsed
+
+
+def _readable(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    text = match.group(kind) if kind else match.group()
+    if kind != "interpreted":
+        return text
+    target = _TARGET.fullmatch(text)
+    if target is not None:  # `title <target>`: the title, or the target when untitled
+        text = target.group("label") or target.group("target")
+    if text[:1] == "!":  # Sphinx: a cross-reference that makes no link
+        text = text[1:]
+    elif text[:1] == "~":  # Sphinx: show only the last component
+        text = text[1:].rsplit(".", 1)[-1]
+    return text

@@ -39,12 +39,20 @@ from fastrag.normalization.formats._rst_nodes import (
     rows_ordered,
     start_line,
 )
-from fastrag.normalization.formats._rst_text import MARKERS, line_starts, links_in, trim
+from fastrag.normalization.formats._rst_text import (
+    MARKERS,
+    line_starts,
+    links_in,
+    readable_title,
+    trim,
+)
 
 __all__ = ["Draft", "DraftNode", "build_draft"]
 
 # fr_marker roles excluded, and their exclusion reason (others become directive leaves).
 _MARKER_ROLES = {"markup": "markup", "refused": "directive"}
+# Sphinx's special file-wide metadata fields: they configure the build, render nothing.
+_SPHINX_META = frozenset({"tocdepth", "orphan", "nocomments", "nosearch"})
 
 
 @dataclass(slots=True)
@@ -155,6 +163,22 @@ class _Mapper:
             previous -= 1
         return line
 
+    def _sphinx_metadata(self, frame: _Frame, dnode: Any) -> bool:
+        """Whether a field list is Sphinx file-wide metadata (``:orphan:``, ``:tocdepth: 2``).
+
+        Sphinx documents a field list before any other content as metadata that renders
+        nothing; only its own special fields are taken as such (docutils' bibliographic
+        fields, ``:Author:`` and the like, do render), so the list is kept otherwise.
+        """
+        if frame.node != 0 or any(owner >= 0 for _, _, owner, _ in self.owned):
+            return False
+        names = [
+            " ".join(child.children[0].astext().split()).lower()
+            for child in dnode.children
+            if child.tagname == "field" and child.children
+        ]
+        return bool(names) and len(names) == len(dnode.children) and set(names) <= _SPHINX_META
+
     def exclude(self, frame: _Frame, dnode: Any, start: int, end: int, reason: str) -> int:
         """Exclude the construct's own lines; text docutils dropped after it stays prose.
 
@@ -231,6 +255,9 @@ class _Mapper:
                     self.targets.setdefault(name, dnode["refuri"])
             self.exclude(frame, dnode, start, end, kind)
             return None
+        if tag == "field_list" and self._sphinx_metadata(frame, dnode):
+            self.own(start, end, -1, "markup")
+            return None
         if tag == "table" and not rows_ordered(dnode):
             role = "leaf"
         if tag == "fr_directive" and getattr(dnode, "fr_kind", None):
@@ -243,7 +270,7 @@ class _Mapper:
                 return None
             text = self.content[first:last]
             if kind == "heading":
-                text = " ".join(dnode.rawsource.split())
+                text = readable_title(dnode.rawsource)
             leaf = self.add(kind, frame.node, first, last, text, attributes=attributes)
             if kind == "heading":
                 self.nodes[leaf].level = frame.section_level
@@ -258,7 +285,7 @@ class _Mapper:
         text = ""
         if kind == "section":
             title = dnode.children[0] if dnode.children else None
-            text = " ".join(title.rawsource.split()) if title is not None else ""
+            text = readable_title(title.rawsource) if title is not None else ""
         index = self.add(kind, frame.node, first, last, text, level, attributes)
         marker = MARKERS[MARKER_OF[tag]] if tag in MARKER_OF else None
         if marker is None and kind in ("admonition", "directive"):

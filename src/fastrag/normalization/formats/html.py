@@ -68,7 +68,9 @@ only outside the main content (``<main>``, ``<article>`` or an element with
 * elements with the ``hidden`` attribute or ``aria-hidden="true"``;
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
   ``copiable-anchor`` (Texinfo), ``anchorjs-link`` or ``header-anchor`` — the ``¶``
-  or ``#`` put after headings and terms.
+  or ``#`` put after headings and terms — and, whatever its class, an ``<a>`` to an
+  in-page ``#fragment`` whose whole text is one such mark (``#``, ``¶``, ``§``, ``🔗``,
+  ``⚓``), e.g. Node.js's ``<a class="mark" href="#path">#</a>``.
 
 The other elements are excluded whole. Not removed on a page without a marked main
 region: anything else, whatever its class or id (``div.footer``, ``div.sidebar``, cookie
@@ -86,7 +88,6 @@ Nothing a document names is ever fetched or executed.
 
 from __future__ import annotations
 
-import sys
 from typing import ClassVar
 
 from fastrag.exceptions import ConfigurationError
@@ -100,12 +101,12 @@ from fastrag.normalization.model import NormalizedDocument
 
 __all__ = ["HtmlNormalizer"]
 
-# Kept as it was when html.parser did the tokenizing (its tokenization changed in Python
-# patch releases): the tokenizer now reproduces html.parser 3.11.7 on every interpreter,
-# but the identity feeds every chunk's engine_identity, so renaming it changes cached and
-# golden chunks. Rename it (and bump _VERSION) with the next output change.
-_PARSER = "stdlib-html.parser-{}.{}.{}".format(*sys.version_info[:3])
-_VERSION = 1
+# The tokenizer reproduces html.parser 3.11.7 on every interpreter, so the identity names
+# that, not the running Python. Bump _VERSION with every change of output: the identity
+# feeds every chunk's engine_identity, which keys cached chunks.
+# v2: symbol permalinks without a generator class (Node.js's "#") are boilerplate.
+_PARSER = "html.parser-3.11.7"
+_VERSION = 2
 _MAX_RERUNS = 8
 
 

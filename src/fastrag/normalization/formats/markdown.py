@@ -35,6 +35,8 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   very start, opening line followed by a non-blank line) is excluded as
   ``front_matter`` and kept raw, uninterpreted, in
   ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
+* HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
+  nothing: they are excluded as ``comment``. Other HTML blocks are ``html_block`` leaves.
 * Link reference definitions at document level render nothing and their targets are on
   the links that use them: they are excluded as ``link_definition`` (located by pyromark's
   ``reference_definitions``, repeated labels included).
@@ -125,7 +127,8 @@ class MarkdownNormalizer:
       input into billions of cells); more raises ``NormalizationError``.
     """
 
-    identity = f"markdown:pyromark-{_pyromark_version()}:v1"
+    # v2: HTML blocks of comments only are excluded as "comment".
+    identity = f"markdown:pyromark-{_pyromark_version()}:v2"
 
     def __init__(
         self,

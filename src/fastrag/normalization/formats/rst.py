@@ -9,7 +9,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * Section titles, in any adornment style (underline, or over- and underline), open
   ``section`` nodes (``level`` 1 for the first style met, 2 for the next …; ``text`` is the
   title) whose first child is a ``heading`` leaf of the same level: its unit covers the
-  title's whole source, adornment lines included, its ``text`` is the plain title.
+  title's whole source, adornment lines included, its ``text`` is the plain title —
+  the one exception to "inline markup is not interpreted": roles, literals, emphasis
+  and references are reduced to their readable text (a ``:mod:`` role keeps its text),
+  because the title names the section in every chunk's heading path.
 * Leaves own their source minus surrounding whitespace; ``text`` is that exact slice:
   ``paragraph``, ``code`` (literal blocks, ``code-block``/``sourcecode``/``code``,
   ``doctest`` blocks and directives; ``{"language": ...}`` from the directive's argument,
@@ -30,8 +33,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   (``{"name": ..., "argument": ...}``, whose content is parsed as reST: Sphinx's
   ``function``, ``class``, ``versionadded``, ``toctree`` …).
 * Directives that render nothing: ``.. highlight::``, ``.. index::``, ``.. role::`` … are
-  excluded as ``markup``; so are hyperlink targets (``.. _label:``, ``__ url``), whose URLs
-  appear on the links that use them. Comments are excluded as ``comment``. ``raw`` and
+  excluded as ``markup``; so is a leading field list of only Sphinx's file-wide metadata
+  fields (``:orphan:``, ``:tocdepth:``, ``:nocomments:``, ``:nosearch:``); so are
+  hyperlink targets (``.. _label:``, ``__ url``), whose URLs appear on the links that
+  use them. Comments are excluded as ``comment``. ``raw`` and
   ``include`` (and ``csv-table`` with ``:file:``/``:url:``) are never run: their source is
   excluded as ``directive`` with a diagnostic. A directive docutils rejects stays a
   ``directive`` leaf with ``{"error": True}``; substitution definitions are ``directive``
@@ -95,7 +100,9 @@ class RstNormalizer:
     The docutils version is part of ``identity``: its parse decides the tree.
     """
 
-    identity = f"rst:docutils-{_docutils_version()}:v1"
+    # v2: section and heading titles are their readable text (roles and marks dropped);
+    # a leading field list of Sphinx metadata fields is excluded as markup.
+    identity = f"rst:docutils-{_docutils_version()}:v2"
 
     def __init__(
         self,
