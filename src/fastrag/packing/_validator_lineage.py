@@ -31,7 +31,7 @@ from fastrag.packing._validator_metadata import (
     fail,
 )
 
-__all__ = ["SourceIndex", "check_lineage"]
+__all__ = ["SourceIndex", "check_lineage", "coalesce"]
 
 SECTION: Final = "section"
 HEADING: Final = "heading"
@@ -105,7 +105,7 @@ class SourceIndex:
         self._unit_ends = ends
         self._unit_sections = list(map(section_of.__getitem__, node_ids))
         self.retained_characters = sum(ends) - sum(starts)
-        self._union_starts, union_ends = _coalesce(starts, ends)
+        self._union_starts, union_ends = coalesce(starts, ends)
         self.unit_union = list(zip(self._union_starts, union_ends, strict=True))
         self.heading_spans: dict[str, list[Interval]] = {}
         is_heading = map(HEADING.__eq__, map(kind_of.__getitem__, node_ids))
@@ -123,7 +123,7 @@ class SourceIndex:
         excluded_ends = [span.end for span in excluded]
         self.excluded_characters = sum(excluded_ends) - sum(excluded_starts)
         is_whitespace = [exclusion.reason == WHITESPACE for exclusion in exclusions]
-        self._whitespace_starts, whitespace_ends = _coalesce(
+        self._whitespace_starts, whitespace_ends = coalesce(
             list(compress(excluded_starts, is_whitespace)),
             list(compress(excluded_ends, is_whitespace)),
         )
@@ -186,9 +186,23 @@ class SourceIndex:
         Runs for every retained interval of every chunk. Most intervals lie in one unit
         (a block, or the part of one a split chunk keeps): one bisect and two comparisons
         settle those; the rest take the slice of units a second bisect bounds.
+
+        ``intervals`` must be sorted (the validator checks retained intervals first).
+        Before that loop, one shortcut covers most chunks, whose blocks all lie in one
+        section: the units meeting the span ``[first start, last end)`` are a superset
+        of those meeting the intervals, so if they all share one section and the first
+        (nonempty) interval meets a unit, that section is exactly the answer.
         """
         ends, starts, sections = self._unit_ends, self._unit_starts, self._unit_sections
         count = len(starts)
+        if intervals:
+            first_start, first_end = intervals[0]
+            low = bisect_right(ends, first_start)  # the first unit ending after it
+            if first_start < first_end and low < count and starts[low] < first_end:
+                span = sections[low : bisect_left(starts, intervals[-1][1])]
+                only = span[0] if span else None
+                if span and span.count(only) == len(span):
+                    return () if only is None else (only,)
         found: list[str | None] = []
         for start, end in intervals:
             low = bisect_right(ends, start)  # the first unit ending after start
@@ -205,7 +219,12 @@ class SourceIndex:
         position = self._unit_at(offset)
         if position is None:
             return _NO_CHAIN
-        return self._chain(self.units[position].node_id)
+        # Only sections add headings to a chain, so a node's chain is its nearest
+        # section's (or empty outside every section). Looking up by section, not by the
+        # unit's own node, makes every chunk of a section a memo hit: chunks start at
+        # different blocks, so keyed by node nearly every lookup walked the parents.
+        section = self._unit_sections[position]
+        return _NO_CHAIN if section is None else self._chain(section)
 
     def _chain(self, node_id: str) -> HeadingChain:
         """First heading child of every section among the node and its ancestors.
@@ -214,6 +233,9 @@ class SourceIndex:
         nest deeper than Python's recursion limit): chunks of one section share it.
         """
         chains = self._chains
+        known = chains.get(node_id)
+        if known is not None:
+            return known  # the usual case: an earlier chunk of the section filled it
         normalized = self.normalized
         pending: list[NormalizedNode] = []
         current: str | None = node_id
@@ -237,7 +259,7 @@ class SourceIndex:
         return chains[node_id]
 
 
-def _coalesce(starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
+def coalesce(starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
     """Union of sorted, disjoint intervals, as columns: join the ones that touch.
 
     Column-wise: one ``map`` marks each interval that does not start at its
@@ -257,6 +279,8 @@ def _check_known(
     record: ChunkRecord, source: SourceIndex, key: str, ids: Sequence[str], kind: str
 ) -> None:
     kind_of = source.kind_of
+    if all(map(kind.__eq__, map(kind_of.get, ids))):
+        return  # valid ids: one C-level pass; the loop below only names the fault
     for node_id in ids:
         found_kind = kind_of.get(node_id)
         if found_kind != kind:

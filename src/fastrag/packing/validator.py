@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import pairwise
+from itertools import chain, islice, pairwise
+from operator import le
 from time import perf_counter
 from typing import Any, Protocol
 
@@ -32,7 +33,7 @@ from fastrag.packing._validator_intervals import (
     merge,
     subtract,
 )
-from fastrag.packing._validator_lineage import HEADING, SourceIndex, check_lineage
+from fastrag.packing._validator_lineage import HEADING, SourceIndex, check_lineage, coalesce
 from fastrag.packing._validator_metadata import (
     KIND,
     SOURCE_END,
@@ -351,27 +352,24 @@ def _classify(source: SourceIndex) -> str:
 def _check_coverage(records: list[ChunkRecord], source: SourceIndex, classification: str) -> None:
     """Retained intervals of all chunks partition the union of the units exactly once.
 
-    Chunks almost always claim their intervals in source order, so one sweep in chunk
-    order coalesces them and a single comparison with the units' union settles coverage.
+    Chunks almost always claim their intervals in source order, so one column-wise pass
+    in chunk order checks that and coalesces them, and a single comparison with the
+    units' union settles coverage.
     Anything else (interleaved chunks, which are valid, an overlap, a difference) goes to
     ``_check_sorted_coverage``, which sorts every claim and names the first fault.
     """
     if classification in (HIERARCHY_ONLY, EMPTY) and not records:
         return  # headings alone, or only whitespace, need no body chunk
-    covered: list[Interval] = []
-    last_end = -1
-    for record in records:
-        for start, end in record.retained:
-            if start < last_end:
-                _check_sorted_coverage(records, source)
+    claims = list(chain.from_iterable(record.retained for record in records))
+    if claims:
+        # Column-wise, in C: every claim ends at or before the next one starts (sorted
+        # and disjoint), then touching claims are joined as ``coalesce`` joins units.
+        starts, ends = map(list, zip(*claims, strict=True))
+        if all(map(le, ends, islice(starts, 1, None))):
+            union_starts, union_ends = coalesce(starts, ends)
+            if list(zip(union_starts, union_ends, strict=True)) == source.unit_union:
                 return
-            if start == last_end:
-                covered[-1] = (covered[-1][0], end)
-            else:
-                covered.append((start, end))
-            last_end = end
-    if covered != source.unit_union:
-        _check_sorted_coverage(records, source)
+    _check_sorted_coverage(records, source)
 
 
 def _check_sorted_coverage(records: list[ChunkRecord], source: SourceIndex) -> None:

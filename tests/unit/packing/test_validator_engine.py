@@ -209,4 +209,3 @@ def test_budget_violation_without_overflow_flag_is_rejected() -> None:
     normalized = normalized_of("wiki.md")
     with pytest.raises(ChunkingError, match=rf"budget: .* {largest} tokens > max_tokens"):
         validate_structure_chunks(normalized, pieces, tokenizer_of("utf8"), largest - 1)
-

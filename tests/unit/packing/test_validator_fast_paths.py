@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections import namedtuple
 from collections.abc import Iterable
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -32,7 +33,7 @@ from fastrag.packing._validator_intervals import (
     merge,
     subtract,
 )
-from fastrag.packing._validator_lineage import SourceIndex, _coalesce
+from fastrag.packing._validator_lineage import SourceIndex, coalesce
 from fastrag.packing._validator_metadata import _read_carefully, _read_fast
 from fastrag.packing.validator import validate_structure_chunks
 from tests.unit.packing._hand_chunks import (
@@ -98,7 +99,7 @@ def test_coalescing_columns_joins_exactly_the_touching_intervals(
     for gap, length in steps:
         ranges.append((position + gap, position + gap + length))
         position += gap + length
-    starts, ends = _coalesce([s for s, _ in ranges], [e for _, e in ranges])
+    starts, ends = coalesce([s for s, _ in ranges], [e for _, e in ranges])
     assert list(zip(starts, ends, strict=True)) == merge(ranges) == runs_of(points(ranges))
 
 
@@ -129,6 +130,61 @@ def test_section_lookups_match_a_scan_of_every_unit(document: str) -> None:
         assert source.sections_in([(start, end)]) == naive_sections(normalized, start, end)
     assert source.retained_characters == normalized.retained_characters
     assert source.excluded_characters == normalized.excluded_characters
+
+
+@pytest.mark.parametrize("document", ["mixed.md", "wiki.md", "wiki_duck.html"])
+def test_sections_of_several_intervals_match_a_scan_of_every_unit(document: str) -> None:
+    """Sorted multi-interval lookups (the single-section shortcut, and the loop when
+    a span crosses sections or its first interval meets no unit) against the scan."""
+    normalized = normalized_of(document)
+    source = SourceIndex(normalized)
+    spans = [(unit.span.start, unit.span.end) for unit in normalized.units]
+    probes = [spans[i : i + width] for width in (2, 3, 9) for i in range(0, len(spans), 5)]
+    probes += [[(start, start + 1), (end - 1, end)] for start, end in spans[::3]]
+    probes += [
+        [(spans[i][1], spans[i + 1][0] + 1), *spans[i + 1 : i + 4]]
+        for i in range(0, len(spans) - 4, 4)
+    ]
+    gaps = [(end, start) for (_, end), (start, _) in pairwise(spans) if end < start]
+    probes += [gaps[i : i + 2] for i in range(len(gaps) - 1)]  # meeting no unit at all
+    shortcut = crossing = 0
+    for intervals in probes:
+        expected: dict[str, None] = {}
+        for start, end in intervals:
+            expected.update(dict.fromkeys(naive_sections(normalized, start, end)))
+        assert source.sections_in(intervals) == tuple(expected)
+        shortcut += len(expected) == 1
+        crossing += len(expected) > 1
+    assert shortcut and crossing  # both paths are exercised
+
+
+def naive_heading_ids(normalized: NormalizedDocument, node_id: str) -> tuple[str, ...]:
+    """The first heading child of every section among the node and its ancestors."""
+    node = normalized.node(node_id)
+    found: list[str] = []
+    for member in (*normalized.ancestors(node), node):
+        if member.kind == "section":
+            children = [normalized.node(child) for child in member.children]
+            found += [child.node_id for child in children if child.kind == "heading"][:1]
+    return tuple(found)
+
+
+@pytest.mark.parametrize("document", ["mixed.md", "wiki.md", "wiki_duck.html"])
+def test_heading_chains_keyed_by_section_match_a_walk_from_every_unit(document: str) -> None:
+    """``heading_chain`` memoizes by nearest section, not by the unit's node: the same
+    chain a walk up from the unit's own node finds, for every unit and offset inside it."""
+    normalized = normalized_of(document)
+    source = SourceIndex(normalized)
+    outside = 0
+    for unit in normalized.units:
+        expected = naive_heading_ids(normalized, unit.node_id)
+        outside += not expected
+        for offset in (unit.span.start, unit.span.end - 1):
+            chain = source.heading_chain(offset)
+            assert chain.ids == expected
+            assert chain.titles == tuple(normalized.node(h).text for h in expected)
+    assert outside < len(normalized.units)  # the documents do have sections
+    assert source.heading_chain(len(normalized.content)).ids == ()
 
 
 # -- the fast metadata reader against the careful one -----------------------------------
