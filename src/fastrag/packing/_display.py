@@ -57,6 +57,7 @@ Display = tuple[str, tuple[Run, ...], tuple[Slot, ...]]
 RETAINED: Final = (RunKind.SOURCE, RunKind.RENDERED)
 _SPACE: Final = re.compile(r"\s")
 _TIGHT_KINDS: Final = frozenset({"table", "list"})
+_TABLE_ROW: Final = "table_row"
 _DISPLAY_START: Final = attrgetter("display_start")
 
 
@@ -89,6 +90,7 @@ def block_display(
     slots: list[Slot] = []
     position = 0
     previous_end = -1
+    previous_kind = ""
     for owner_id, grouped in groupby(units, key=lambda unit: unit.node_id):
         group = list(grouped)
         node = nodes[owner_id]
@@ -100,7 +102,9 @@ def block_display(
             if gap.isspace():
                 runs.append((position, position + len(gap), previous_end, start, RunKind.GAP))
             else:
-                gap = joiner
+                # Rows of a table nested in another block (a definition, a list item)
+                # stay one table: a blank line between rows would end it.
+                gap = "\n" if previous_kind == node.kind == _TABLE_ROW else joiner
                 runs.append((position, position + len(gap), -1, -1, RunKind.INSERTED))
             parts.append(gap)
             position += len(gap)
@@ -115,6 +119,7 @@ def block_display(
             slots.extend(local_slots)
         position += len(text)
         previous_end = group[-1].span.end
+        previous_kind = node.kind
     return "".join(parts), tuple(runs), tuple(slots)
 
 
