@@ -46,7 +46,6 @@ shared SQLite cache, so a re-run embeds only texts it has never seen.
 from __future__ import annotations
 
 import argparse
-import bisect
 import json
 import math
 import os
@@ -77,6 +76,7 @@ from fastrag.benchmarking.chunking import IndexedChunk, chunk_corpus
 from fastrag.benchmarking.configs import ChunkerConfig
 from fastrag.benchmarking.corpus import LabelledCorpus
 from fastrag.benchmarking.metrics import MeanStd, QuestionScore, aggregate, mean_std, score_question
+from fastrag.benchmarking.windows import context_window, token_offsets
 from fastrag.tokenization import HuggingFaceTokenizer, TiktokenTokenizer
 
 Vectors = npt.NDArray[np.float32]
@@ -183,66 +183,6 @@ VARIANTS: Final = (
 
 
 # --- what is embedded ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TokenOffsets:
-    """Character offsets of a document's word pieces (for cutting context windows)."""
-
-    starts: list[int]
-    ends: list[int]
-
-
-def token_offsets(tokenizer: HFTokenizer, text: str) -> TokenOffsets:
-    """The model tokenizer's own offsets: windows are measured in the pieces it reads."""
-    encoding = tokenizer.encode(text, add_special_tokens=False)
-    return TokenOffsets([s for s, _ in encoding.offsets], [e for _, e in encoding.offsets])
-
-
-def context_window(
-    text: str,
-    offsets: TokenOffsets,
-    span: tuple[int, int],
-    budget: int,
-    count: Callable[[str], int],
-) -> str:
-    """The chunk's source range widened by neighbouring text to about ``budget`` pieces.
-
-    Hand-written because no library cuts "N word pieces either side of a range": the
-    pieces come from the model's tokenizer, the arithmetic is ours. Edges are moved
-    inward to a word start (a window must not begin inside a word), and the result is
-    re-counted and trimmed, since a word cut at its edge may tokenize differently.
-    """
-    low, high = span
-    starts, ends = offsets.starts, offsets.ends
-    first = bisect.bisect_right(ends, low)  # first piece ending after the chunk starts
-    stop = bisect.bisect_left(starts, high)  # first piece starting at/after its end
-    spare = budget - (stop - first)
-    if spare <= 0:
-        return text[low:high]
-    before, after = spare // 2, spare - spare // 2
-    if before > first:
-        after, before = after + before - first, first
-    if after > len(starts) - stop:
-        before = min(first, before + after - (len(starts) - stop))
-        after = len(starts) - stop
-    begin, end = first - before, stop + after
-    for _ in range(budget):
-        while begin < first and begin > 0 and ends[begin - 1] == starts[begin]:
-            begin += 1  # inside a word: start at the next word instead
-        while end > stop and end < len(starts) and starts[end] == ends[end - 1]:
-            end -= 1
-        left = min(low, starts[begin]) if begin < len(starts) else low
-        right = max(high, ends[end - 1]) if end > 0 else high
-        window = text[left:right]
-        if count(window) <= budget or (begin >= first and end <= stop):
-            return window
-        # Re-tokenized edges cost more pieces: drop one piece from the longer side.
-        if first - begin >= end - stop:
-            begin += 1
-        else:
-            end -= 1
-    return text[low:high]
 
 
 def document_title(name: str) -> str:
