@@ -219,3 +219,27 @@ def test_a_removed_file_leaves_the_manifest_on_the_next_run(tmp_path: Path) -> N
     assert ingest(root, output, *OPTIONS) == 0
     assert sorted(manifest_rows(output)) == ["kjv-ruth.txt", "mixed.md"]
     assert {record["source"] for record in records(output)} == {"kjv-ruth.txt", "mixed.md"}
+
+
+def test_a_refused_rst_include_is_named_in_the_manifest_not_silently_dropped(
+    tmp_path: Path,
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.rst").write_text(
+        "Guide\n=====\n\nIntro text.\n\n.. include:: /etc/passwd\n\n.. raw:: html\n\n"
+        "   <script>alert(1)</script>\n\nAfter.\n",
+        encoding="utf-8",
+    )
+    (docs / "plain.md").write_text("# Plain\n\nNothing refused here.\n", encoding="utf-8")
+    output = tmp_path / "out.jsonl"
+    assert ingest(docs, output, "--workers", "2") == 0
+    rows = manifest_rows(output)
+    guide = rows["guide.rst"]
+    assert guide["state"] == "chunked"
+    assert guide["reason"].startswith("guide.rst: normalization: ")
+    assert "'include' directive refused" in guide["reason"]
+    assert "'raw' directive refused" in guide["reason"]
+    assert "passwd" not in guide["reason"] and "alert" not in guide["reason"]
+    assert rows["plain.md"]["reason"] == ""
+    assert "passwd" not in output.read_text(encoding="utf-8")

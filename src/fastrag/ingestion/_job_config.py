@@ -402,8 +402,11 @@ class Plan:
     cache: CacheStore | None
     """The step cache (``--cache``), opened lazily by this process."""
     trees: KeptTrees | None = None
-    """When the run indexes structural chunks (``store``): the chunker's normalizers,
-    keeping each tree so the document's sections are computed without normalizing twice."""
+    """With the structure-aware chunker: its normalizers, keeping each tree so the run
+    reads the tree's diagnostics and, when it indexes, the document's sections, without
+    normalizing twice."""
+    index_sections: bool = False
+    """Whether each document's sections travel with its outcome (a run with a store)."""
 
 
 def build_plan(config: IngestConfig) -> Plan:
@@ -419,7 +422,7 @@ def build_plan(config: IngestConfig) -> Plan:
         pdf_password=config.pdf_password,
     )
     trees = None
-    if config.store is not None and config.chunker == "structure":
+    if config.chunker == "structure":
         from fastrag.retrieval._kept_trees import KeptTrees
 
         trees = KeptTrees()
@@ -428,7 +431,10 @@ def build_plan(config: IngestConfig) -> Plan:
     version = ingestion_version(versions, chunker.config_hash, tokenizer.identity)
     counted_by = tokenizer.identity if config.chunker == "structure" else None
     cache = None if config.cache is None else SqliteCacheStore(config.cache)
-    return Plan(parsers, chunker, tokenizer, version, max_tokens, counted_by, cache, trees)
+    index_sections = trees is not None and config.store is not None
+    return Plan(
+        parsers, chunker, tokenizer, version, max_tokens, counted_by, cache, trees, index_sections
+    )
 
 
 def _tokenizer(config: IngestConfig) -> Tokenizer:

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DocumentOutcome", "run_share"]
 
+_SHOWN_NORMALIZATION_NOTES: Final = 5
+"""Normalization diagnostics named in a chunked file's reason; the rest are counted."""
+
 _LOSSY_NOTES: Final = ("undecodable",)
 """Parse diagnostics that mean the text differs from the bytes: a chunked file's reason
 lists them (every diagnostic is in each record's ``metadata.parse_diagnostics``)."""
@@ -81,6 +84,15 @@ class _ParentTap(PipelineStep[Document]):
         async for item in self._require_upstream().evaluate(context):
             self._sink(item)
             yield item
+
+
+def _normalization_notes(diagnostics: Sequence[str]) -> str:
+    """What the normalizer could not represent or refused (an RST include, a stray end
+    tag), for the manifest: a chunked file is not silently less than its source.
+    Diagnostics name offsets and constructs, never document text."""
+    shown = "; ".join(diagnostics[:_SHOWN_NORMALIZATION_NOTES])
+    more = len(diagnostics) - _SHOWN_NORMALIZATION_NOTES
+    return f"normalization: {shown}" + (f"; {more} more" if more > 0 else "")
 
 
 def _named(source: str, message: str) -> str:
@@ -174,9 +186,17 @@ class _Share:
         except FastragError as error:
             reason = _named(source, f"building its records failed: {error}")
             return DocumentOutcome(self._entry(source, parent, FAILED, reason))
-        reason = f"{source}: {notes}" if notes else ""
+        tree = None if plan.trees is None else plan.trees.take(parent)
+        remarks = [notes] if notes else []
+        if tree is not None and tree.diagnostics:
+            remarks.append(_normalization_notes(tree.diagnostics))
+        reason = f"{source}: {'; '.join(remarks)}" if remarks else ""
         entry = self._entry(source, parent, CHUNKED, reason, len(records))
-        sections = None if plan.trees is None else plan.trees.sections(parent)
+        sections = None
+        if plan.index_sections and tree is not None:
+            from fastrag.retrieval._sections import document_sections
+
+            sections = document_sections(tree)
         return DocumentOutcome(entry, tuple(records), sections)
 
     def _entry(

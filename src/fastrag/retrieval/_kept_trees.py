@@ -46,10 +46,14 @@ class KeptTrees(NormalizerRegistry):
             self._trees.popitem(last=False)
         return tree
 
-    def sections(self, parent: Document) -> DocumentSections:
-        """The sections of ``parent``'s tree, which is released."""
+    def take(self, parent: Document) -> NormalizedDocument:
+        """``parent``'s tree, which is released (normalized again if no longer held)."""
         tree = self._trees.pop((parent.source_id, parent.id), None)
         if tree is None:
             self.renormalized += 1
             tree = super().normalize(parent)
-        return document_sections(tree)
+        return tree
+
+    def sections(self, parent: Document) -> DocumentSections:
+        """The sections of ``parent``'s tree, which is released."""
+        return document_sections(self.take(parent))

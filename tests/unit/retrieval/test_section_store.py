@@ -306,7 +306,7 @@ def test_a_worker_batch_carries_the_sections_to_the_parent(tmp_path: Path) -> No
     raws = [source.to_document({}) for source in discover(folder)]
     store = f"milvus:{tmp_path / 'index.db'}"
     indexing = IngestConfig(input_dir=folder, output=tmp_path / "c.jsonl", store=store)
-    assert build_plan(indexing).trees is not None
+    assert build_plan(indexing).index_sections
     batch = _run_task(_seal(indexing), raws)  # the Dask task's code, run here
     outcomes = {outcome.entry.path: outcome for outcome in batch.outcomes()}
     assert outcomes["notes.txt"].sections is None
@@ -316,5 +316,5 @@ def test_a_worker_batch_carries_the_sections_to_the_parent(tmp_path: Path) -> No
         assert outcomes[name].sections == expected
     # A run that does not index sends nothing more than before.
     plain = IngestConfig(input_dir=folder, output=tmp_path / "c.jsonl")
-    assert build_plan(plain).trees is None
+    assert not build_plan(plain).index_sections
     assert _run_task(_seal(plain), raws).sections == ()
