@@ -10,6 +10,7 @@ end). Which answers are worth retrying, and for how long, is ``_retry``'s.
 from __future__ import annotations
 
 import math
+import ssl
 import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ResponseTooLarge",
+    "check_transport",
     "endpoint_url",
     "error_detail",
     "json_headers",
@@ -143,3 +145,13 @@ async def read_capped(response: Any, limit: int) -> bytes:
             raise ResponseTooLarge(limit)
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def check_transport(trust_env: object, verify: object) -> None:
+    """The httpx transport options both OpenAI-compatible clients accept, checked once."""
+    if not isinstance(trust_env, bool):
+        raise ConfigurationError(f"trust_env must be True or False (got {trust_env!r})")
+    if not isinstance(verify, bool | ssl.SSLContext):
+        raise ConfigurationError(
+            f"verify must be True, False or an ssl.SSLContext (got {type(verify).__name__})"
+        )

@@ -37,6 +37,7 @@ from fastrag.llm._chat_errors import ChatModelError, ChatTimeoutError, Transient
 from fastrag.llm._chat_response import message_text
 from fastrag.llm._http import (
     ResponseTooLarge,
+    check_transport,
     endpoint_url,
     error_detail,
     json_headers,
@@ -128,12 +129,7 @@ class OpenAIChatModel:
             max_backoff=max_backoff,
             max_retry_after=max_retry_after,
         )
-        if not isinstance(trust_env, bool):
-            raise ConfigurationError(f"trust_env must be True or False (got {trust_env!r})")
-        if not isinstance(verify, bool | ssl.SSLContext):
-            raise ConfigurationError(
-                f"verify must be True, False or an ssl.SSLContext (got {type(verify).__name__})"
-            )
+        check_transport(trust_env, verify)
         if token_limit_field not in ("max_tokens", "max_completion_tokens"):
             raise ConfigurationError(
                 f"token_limit_field must be 'max_tokens' or 'max_completion_tokens' "

@@ -39,6 +39,7 @@ from fastrag._optional import require
 from fastrag.exceptions import ConfigurationError
 from fastrag.llm._http import (
     ResponseTooLarge,
+    check_transport,
     endpoint_url,
     error_detail,
     json_headers,
@@ -133,12 +134,7 @@ class OpenAIEmbeddingClient:
             max_backoff=max_backoff,
             max_retry_after=max_retry_after,
         )
-        if not isinstance(trust_env, bool):
-            raise ConfigurationError(f"trust_env must be True or False (got {trust_env!r})")
-        if not isinstance(verify, bool | ssl.SSLContext):
-            raise ConfigurationError(
-                f"verify must be True, False or an ssl.SSLContext (got {type(verify).__name__})"
-            )
+        check_transport(trust_env, verify)
         self._trust_env = trust_env
         self._verify = verify
         known = KNOWN_MODELS.get(model)
