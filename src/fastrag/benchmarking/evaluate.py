@@ -33,6 +33,7 @@ from fastrag.benchmarking.metrics import MeanStd, QuestionScore, aggregate, mean
 from fastrag.benchmarking.ranking import IndexTexts, candidate_rankings
 from fastrag.benchmarking.retrieval import Protocol, select
 from fastrag.benchmarking.retrieval_settings import RetrievalSettings
+from fastrag.benchmarking.sentences import SentenceIndex
 from fastrag.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
@@ -255,13 +256,23 @@ def _evaluate_one(
         else []
     )
     embeds_chunks = retrieval.retrieval != "bm25" and retrieval.embed != "window"
+    sentence_pieces = (
+        [
+            count + _SPECIAL_TOKENS
+            for count in _count(model_tokenizer(), SentenceIndex([c.text for c in chunks]).texts)
+        ]
+        if retrieval.retrieval != "bm25" and retrieval.embed == "fuse_sentences"
+        else []
+    )
     cost = {
         "chunks": len(chunks),
         "tokens_indexed": int(sum(tokens)),
         "model_tokens_embedded": int(
             sum(min(count, settings.max_seq_length) for count in pieces) * embeds_chunks
             + sum(min(count, settings.max_seq_length) for count in window_pieces)
+            + sum(min(count, settings.max_seq_length) for count in sentence_pieces)
         ),
+        "sentences_embedded": len(sentence_pieces),
         "truncated_chunks": truncated,
         "truncated_fraction": truncated / len(chunks) if chunks else 0.0,
         "max_model_tokens": max(pieces, default=0),

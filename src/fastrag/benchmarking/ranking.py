@@ -18,6 +18,7 @@ from fastrag.benchmarking.fusion import reciprocal_rank_fusion
 from fastrag.benchmarking.lexical import bm25_scores
 from fastrag.benchmarking.retrieval import FUSION_DEPTH, rank_scores
 from fastrag.benchmarking.retrieval_settings import RetrievalSettings
+from fastrag.benchmarking.sentences import SentenceIndex
 
 if TYPE_CHECKING:
     from fastrag.benchmarking._embedding import CachedEmbedder
@@ -50,15 +51,31 @@ def _dense_scores(
     embedder: CachedEmbedder,
     progress: EmbedProgress | None,
 ) -> npt.NDArray[np.float32]:
-    """Cosine similarity (unit vectors), or the mean of the chunk's and window's."""
+    """Cosine similarity (unit vectors), or the mean of the chunk's, window's (and sentence's)."""
     if settings.embed == "window":
         return questions @ embedder.embed(texts.window_texts(), progress).T
     own = questions @ embedder.embed(texts.embedded, progress).T
     if settings.embed == "chunk":
         return own
     window = questions @ embedder.embed(texts.window_texts(), progress).T
+    if settings.embed == "fuse_sentences":
+        best = _best_sentence_scores(questions, texts.returned, embedder, progress)
+        return ((own + window + best) / np.float32(3.0)).astype(np.float32, copy=False)
     # Float32 throughout, like the stored vectors: ties then break as in a vector store.
     return ((own + window) / np.float32(2.0)).astype(np.float32, copy=False)
+
+
+def _best_sentence_scores(
+    questions: Vectors,
+    returned: Sequence[str],
+    embedder: CachedEmbedder,
+    progress: EmbedProgress | None,
+) -> npt.NDArray[np.float32]:
+    """Per question and chunk, the highest cosine of any of the chunk's sentences."""
+    sentences = SentenceIndex(returned)
+    scores = questions @ embedder.embed(sentences.texts, progress).T
+    best: npt.NDArray[np.float32] = np.maximum.reduceat(scores, sentences.starts, axis=1)
+    return best
 
 
 def _lexical_ranking(

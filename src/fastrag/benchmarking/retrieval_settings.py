@@ -14,7 +14,9 @@ Settings (each also a ``retrieval`` table key in a configuration file):
     what the model embeds: ``"chunk"`` (the chunk's embedding text), ``"window"`` (the
     window instead) or ``"fuse"`` (both; a chunk's similarity is the mean of the two
     cosines, which a vector store gets from one stored vector ``(v_chunk + v_window)
-    / 2`` under the inner-product metric).
+    / 2`` under the inner-product metric) or ``"fuse_sentences"`` (the mean of three
+    cosines: the chunk's, its window's and its best sentence's; every sentence of the
+    chunk is embedded too, see ``fastrag.benchmarking.sentences``).
 ``dedupe``
     skip a candidate that is a near-duplicate of an already returned chunk.
 ``window_tokens``
@@ -33,7 +35,7 @@ from fastrag.exceptions import ConfigurationError
 __all__ = ["Embed", "LexicalText", "Ranking", "RetrievalSettings", "retrieval_settings"]
 
 Ranking = Literal["dense", "bm25", "hybrid"]
-Embed = Literal["chunk", "window", "fuse"]
+Embed = Literal["chunk", "window", "fuse", "fuse_sentences"]
 LexicalText = Literal["chunk", "window"]
 
 

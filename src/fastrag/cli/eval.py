@@ -14,7 +14,7 @@ re-run embeds nothing it has seen. Output: a side-by-side table, ``--json`` and
 ``--plots``. Progress goes to stderr (configuration names and counts, never text).
 
 Retrieval settings (``--retrieval dense|bm25|hybrid``, ``--bm25-over chunk|window``,
-``--embed chunk|window|fuse``, ``--dedupe``, ``--window-tokens N``) change how the
+``--embed chunk|window|fuse|fuse_sentences``, ``--dedupe``, ``--window-tokens N``) change how the
 candidates are ranked, never what is returned or scored; they apply to every
 configuration that sets no ``retrieval`` table of its own. The defaults are Chroma's
 dense protocol. They are evaluation settings: ``fastrag search`` does not offer them.
@@ -139,10 +139,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     retrieval.add_argument(
         "--embed",
-        choices=("chunk", "window", "fuse"),
+        choices=("chunk", "window", "fuse", "fuse_sentences"),
         default="chunk",
-        help="what is embedded: the chunk (default), its context window, or both "
-        "(mean of the two cosines)",
+        help="what is embedded: the chunk (default), its context window, both (fuse: "
+        "mean of the two cosines), or both and each of its sentences (fuse_sentences: "
+        "mean of the chunk's, the window's and the best sentence's cosine)",
     )
     retrieval.add_argument(
         "--dedupe",

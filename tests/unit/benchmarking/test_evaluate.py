@@ -117,5 +117,15 @@ def test_retrieval_settings_rank_differently_but_score_the_chunk(
     assert [result.overall["recall"].mean for result in at_one[:2]] == [1.0, 1.0]
     assert [score.recall for score in at_one[2].scores] == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
 
+    # fuse_sentences also embeds every sentence and line of every chunk: a heading line
+    # and at least one sentence per section, so at least two per chunk.
+    sentences = RetrievalSettings("hybrid", "window", "fuse_sentences", True, 40)
+    (by_sentence,) = run(2, [ChunkerConfig("sentences", "structure", STRUCTURE.params, sentences)])
+    assert by_sentence.overall["recall"].mean == 1.0
+    assert by_sentence.cost["sentences_embedded"] >= 2 * 12
+    assert by_sentence.cost["model_tokens_embedded"] > fused.cost["model_tokens_embedded"]
+    assert fused.cost["sentences_embedded"] == 0
+    assert "embed fuse_sentences" in by_sentence.label
+
     with pytest.raises(ConfigurationError, match=r"tokenizer\.json"):
         evaluate(corpus, [configs[3]], embedder, model_tokenizer=tokenizer)
