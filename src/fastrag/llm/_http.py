@@ -9,6 +9,7 @@ end). Which answers are worth retrying, and for how long, is ``_retry``'s.
 
 from __future__ import annotations
 
+import json
 import math
 import ssl
 import time
@@ -29,7 +30,9 @@ __all__ = [
     "error_detail",
     "json_headers",
     "read_capped",
+    "refusal_message",
     "retry_after_seconds",
+    "status_message",
 ]
 
 _DETAIL_LIMIT: Final = 80
@@ -110,6 +113,30 @@ def error_detail(payload: object) -> str:
             if text:
                 fields.append(f"{name}={text[:_DETAIL_LIMIT]}")
     return ", ".join(fields)
+
+
+def status_message(url: str, status: int, raw: bytes) -> str:
+    """``POST <url> answered HTTP <status> (type=…, code=…)``: what a failed call says."""
+    try:
+        detail = error_detail(json.loads(raw))
+    except ValueError:
+        detail = ""
+    shown = f" ({detail})" if detail else ""
+    return f"POST {url} answered HTTP {status}{shown}"
+
+
+def refusal_message(message: str, status: int, model: str, otherwise: str) -> str:
+    """``message`` with what to check for a refusal no retry can fix (401, 403, 404, …).
+
+    ``otherwise`` is the client's own advice for any other status (what an embeddings
+    endpoint may refuse differs from what a chat endpoint may).
+    """
+    hint = {
+        401: "check api_key",
+        403: "check api_key and the key's access to this model",
+        404: f"check base_url (usually ending in /v1) and the model name {model!r}",
+    }.get(status, otherwise)
+    return f"{message}; {hint}"
 
 
 def json_headers(api_key: Secret | None) -> dict[str, str]:

@@ -39,10 +39,11 @@ from fastrag.llm._http import (
     ResponseTooLarge,
     check_transport,
     endpoint_url,
-    error_detail,
     json_headers,
     read_capped,
+    refusal_message,
     retry_after_seconds,
+    status_message,
 )
 from fastrag.llm._retry import GiveUp, is_retryable_status, retry_rule
 from fastrag.llm.secret import Secret, as_secret, redact
@@ -212,20 +213,11 @@ class OpenAIChatModel:
         return self._status_error(status, raw, headers)
 
     def _status_error(self, status: int, raw: bytes, headers: Mapping[str, str]) -> ChatModelError:
-        try:
-            detail = error_detail(json.loads(raw))
-        except ValueError:
-            detail = ""
-        shown = f" ({detail})" if detail else ""
-        message = f"POST {self._url} answered HTTP {status}{shown}"
+        message = status_message(self._url, status, raw)
         if is_retryable_status(status):
             return TransientChatError(message, retry_after=retry_after_seconds(headers))
-        hint = {
-            401: "check api_key",
-            403: "check api_key and the key's access to this model",
-            404: f"check base_url (usually ending in /v1) and the model name {self._model!r}",
-        }.get(status, "the endpoint refused the request: check the model name and settings")
-        return ChatModelError(f"{message}; {hint}")
+        otherwise = "the endpoint refused the request: check the model name and settings"
+        return ChatModelError(refusal_message(message, status, self._model, otherwise))
 
     def _wait_or_raise(self, error: ChatModelError, attempt: int) -> float:
         """Seconds to wait before the next attempt, or raise ``error`` as final."""

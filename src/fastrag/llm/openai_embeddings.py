@@ -41,10 +41,11 @@ from fastrag.llm._http import (
     ResponseTooLarge,
     check_transport,
     endpoint_url,
-    error_detail,
     json_headers,
     read_capped,
+    refusal_message,
     retry_after_seconds,
+    status_message,
 )
 from fastrag.llm._retry import GiveUp, is_retryable_status, retry_rule
 from fastrag.llm._vectors import check_vectors, to_vector
@@ -267,24 +268,14 @@ class OpenAIEmbeddingClient:
         return self._status_failure(status, raw, response_headers)
 
     def _status_failure(self, status: int, raw: bytes, headers: Mapping[str, str]) -> _Failure:
-        try:
-            detail = error_detail(json.loads(raw))
-        except ValueError:
-            detail = ""
-        shown = f" ({detail})" if detail else ""
-        message = f"POST {self._url} answered HTTP {status}{shown}"
+        message = status_message(self._url, status, raw)
         if is_retryable_status(status):
             return _Failure(message, retryable=True, wait=retry_after_seconds(headers))
-        hint = {
-            401: "check api_key",
-            403: "check api_key and the key's access to this model",
-            404: f"check base_url (usually ending in /v1) and the model name {self._model!r}",
-        }.get(
-            status,
+        otherwise = (
             "the endpoint refused the request: check the model name, dimensions "
-            "and the input limit of the model",
+            "and the input limit of the model"
         )
-        return _Failure(f"{message}; {hint}", retryable=False)
+        return _Failure(refusal_message(message, status, self._model, otherwise), retryable=False)
 
     def _parse(self, raw: bytes, count: int) -> list[Vector] | _Failure:
         source = f"POST {self._url}"
