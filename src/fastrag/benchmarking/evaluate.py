@@ -33,8 +33,8 @@ from fastrag.benchmarking.metrics import MeanStd, QuestionScore, aggregate, mean
 from fastrag.benchmarking.ranking import IndexTexts, candidate_rankings
 from fastrag.benchmarking.retrieval import Protocol, select
 from fastrag.benchmarking.retrieval_settings import RetrievalSettings
-from fastrag.benchmarking.sentences import SentenceIndex
 from fastrag.exceptions import ConfigurationError
+from fastrag.retrieval.sentences import SentenceIndex
 
 if TYPE_CHECKING:
     from fastrag.benchmarking._embedding import CachedEmbedder

@@ -18,7 +18,7 @@ from fastrag.benchmarking.fusion import reciprocal_rank_fusion
 from fastrag.benchmarking.lexical import bm25_scores
 from fastrag.benchmarking.retrieval import FUSION_DEPTH, rank_scores
 from fastrag.benchmarking.retrieval_settings import RetrievalSettings
-from fastrag.benchmarking.sentences import SentenceIndex
+from fastrag.retrieval.sentences import SentenceIndex
 
 if TYPE_CHECKING:
     from fastrag.benchmarking._embedding import CachedEmbedder

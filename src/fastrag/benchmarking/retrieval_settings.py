@@ -16,7 +16,7 @@ Settings (each also a ``retrieval`` table key in a configuration file):
     cosines, which a vector store gets from one stored vector ``(v_chunk + v_window)
     / 2`` under the inner-product metric) or ``"fuse_sentences"`` (the mean of three
     cosines: the chunk's, its window's and its best sentence's; every sentence of the
-    chunk is embedded too, see ``fastrag.benchmarking.sentences``).
+    chunk is embedded too, see ``fastrag.retrieval.sentences``).
 ``dedupe``
     skip a candidate that is a near-duplicate of an already returned chunk.
 ``window_tokens``

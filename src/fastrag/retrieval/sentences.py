@@ -1,4 +1,4 @@
-"""A chunk's sentences, for ``embed = "fuse_sentences"`` (score a chunk by its best sentence too).
+"""A chunk's sentences, to score a chunk by its best sentence too (``embed = "fuse_sentences"``).
 
 Why: all-MiniLM-L6-v2 mean-pools, so a chunk's vector is the average of everything in
 it, and a question about one fact in a 120-word-piece chunk matches a chunk *about* that

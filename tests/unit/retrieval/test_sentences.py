@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fastrag.benchmarking.ranking import _best_sentence_scores
-from fastrag.benchmarking.sentences import SentenceIndex, chunk_sentences
+from fastrag.retrieval.sentences import SentenceIndex, chunk_sentences
 
 
 def test_sentences_end_at_punctuation_then_space_and_at_line_breaks() -> None:
