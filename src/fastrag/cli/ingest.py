@@ -236,6 +236,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "skipped, changed ones replaced (see docs/scale.md)",
     )
     indexing.add_argument(
+        "--retrieval",
+        choices=("dense", "hybrid"),
+        default="dense",
+        help="with --store: dense (default) stores each chunk's own vector; hybrid also "
+        "stores a context window per chunk (its neighbouring chunks' text, to the model's "
+        "limit) with a BM25 index and a fused vector, so 'fastrag search' fuses dense and "
+        "BM25 rankings and drops near-duplicates (the best retrieval measured in "
+        "docs/benchmarking.md; embeds each chunk twice). One collection holds one mode: "
+        "switching needs a new store file",
+    )
+    indexing.add_argument(
         "--prune",
         action="store_true",
         help="with --store: remove the chunks of files that are no longer in INPUT_DIR",
@@ -408,6 +419,7 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         scheduler=arguments.scheduler,
         store=arguments.store,
         prune=arguments.prune,
+        retrieval=arguments.retrieval,
         embed_batch=arguments.embed_batch,
         embedder=arguments.embedding_model,
         semantic=arguments.semantic,

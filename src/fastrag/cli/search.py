@@ -7,6 +7,14 @@ and a hit embedded by another model is an error, not a silently meaningless scor
 tenant (and ``--acl`` groups) filter runs inside the Milvus query, before ranking.
 ``--tenant ''`` searches the chunks stored without a tenant.
 
+The collection says how to rank (no flag needed). A dense one (the default of
+``fastrag ingest --store``) ranks by the chunk's vector. A hybrid one (``fastrag ingest
+--store ... --retrieval hybrid``) fuses two rankings of 64 candidates each — the fused
+chunk-and-window vectors nearest the query, and BM25 over the chunks' context windows
+for the query's words — by reciprocal rank fusion (constant 60), the tenant/ACL filter
+inside both, then skips near-duplicates of better hits (``--no-dedupe`` keeps them);
+the score printed is then the fused RRF score. See ``MilvusStore.hybrid_search``.
+
 Each hit prints its source, page, section, offsets and score (a table on a terminal,
 tab-separated lines otherwise; ``--json``: one JSON object per hit, full text). With
 ``--expand-sections`` each hit also gets the sections it was cut from and the sections
@@ -85,6 +93,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--k", type=_k, default=5, metavar="N", help="hits to return (default 5)")
     parser.add_argument(
+        "--no-dedupe",
+        dest="dedupe",
+        action="store_false",
+        help="on a hybrid store (ingest --retrieval hybrid): keep hits that are "
+        "near-duplicates of better ones (by default a hit sharing >= 80 %% of its word "
+        "trigrams with a better hit is skipped and the next one taken)",
+    )
+    parser.add_argument(
         "--expand-sections",
         action="store_true",
         help="show the source sections of each hit, with their text (needs --sections)",
@@ -117,7 +133,8 @@ def _groups(value: str | None) -> list[str] | None:
 
 
 def search(arguments: argparse.Namespace) -> list[SearchHit]:
-    """Embed the query and run the filtered search; checks the hits' embedding model."""
+    """Embed the query and run the filtered search (hybrid on a hybrid collection);
+    checks the hits' embedding model."""
     import asyncio
 
     from fastrag.ingestion._job_index import build_embedder, open_store
@@ -128,9 +145,19 @@ def search(arguments: argparse.Namespace) -> list[SearchHit]:
         if store.count() == 0:
             return []
         vector = asyncio.run(embedder.aembed_texts([arguments.query]))[0]
-        hits = store.search(
-            vector, arguments.k, tenant=arguments.tenant, acl=_groups(arguments.acl)
-        )
+        if store.retrieval == "hybrid" and arguments.query.strip():
+            hits = store.hybrid_search(
+                vector,
+                arguments.query,
+                arguments.k,
+                tenant=arguments.tenant,
+                acl=_groups(arguments.acl),
+                dedupe=arguments.dedupe,
+            )
+        else:
+            hits = store.search(
+                vector, arguments.k, tenant=arguments.tenant, acl=_groups(arguments.acl)
+            )
     identity = embedder.identity
     for hit in hits:
         built_with = hit.metadata.get(EMBEDDING_MODEL_KEY)

@@ -37,12 +37,14 @@ __all__ = [
     "ENGINES",
     "FAIL_ON",
     "SEMANTIC_MODES",
+    "STORE_RETRIEVALS",
     "ChunkerName",
     "EngineName",
     "FailOn",
     "IngestConfig",
     "Plan",
     "SemanticMode",
+    "StoreRetrieval",
     "build_plan",
 ]
 
@@ -50,6 +52,9 @@ ChunkerName = Literal["structure", "recursive", "heading", "embedding-semantic"]
 SemanticMode = Literal["heuristic", "disabled", "llm"]
 FailOn = Literal["failed", "quarantined", "any", "never"]
 EngineName = Literal["local", "dask"]
+StoreRetrieval = Literal["dense", "hybrid"]
+STORE_RETRIEVALS: Final[tuple[StoreRetrieval, ...]] = ("dense", "hybrid")
+"""``--retrieval``: how a vector store indexes chunks (``MilvusStore`` modes)."""
 
 CHUNKERS: Final[tuple[ChunkerName, ...]] = (
     "structure",
@@ -140,7 +145,11 @@ class IngestConfig:
     chunked document there, embedded in this process by the local sentence-transformers
     model at ``embedder`` (None: all-MiniLM-L6-v2), ``embed_batch`` texts per forward
     pass; unchanged documents are skipped and ``prune`` removes files that are gone
-    (``fastrag.ingestion._job_index``).
+    (``fastrag.ingestion._job_index``). ``retrieval="hybrid"`` builds a hybrid
+    collection instead of a dense one: each chunk also gets a context window (its
+    neighbouring chunks' text, to the model's limit) indexed for BM25, and a fused
+    vector, so ``fastrag search`` fuses dense and BM25 rankings (see
+    ``fastrag.ingestion.steps.storing.milvus``).
 
     ``semantic`` is the ``structure`` chunker's ``semantic_mode``. ``"llm"`` sends
     eligible plain Markdown/RST paragraphs to the OpenAI-compatible chat endpoint at
@@ -179,6 +188,7 @@ class IngestConfig:
     embedder: str | None = None
     embed_batch: int = 32
     prune: bool = False
+    retrieval: StoreRetrieval = "dense"
     semantic: SemanticMode = "heuristic"
     llm_base_url: str | None = None
     llm_model: str | None = None
@@ -315,11 +325,17 @@ def _check_semantic(config: IngestConfig) -> None:
 
 
 def _check_store(config: IngestConfig) -> None:
-    """``store``/``embedder``/``embed_batch``/``prune`` (the vector store options).
+    """``store``/``embedder``/``embed_batch``/``prune``/``retrieval`` (the vector store
+    options).
 
     ``embedder`` is also the sentence model of ``chunker="embedding-semantic"``.
     """
     _int_at_least("embed_batch", config.embed_batch, 1)
+    if config.retrieval not in STORE_RETRIEVALS:
+        raise ConfigurationError(
+            f"IngestConfig 'retrieval' must be one of {list(STORE_RETRIEVALS)} "
+            f"(got {config.retrieval!r})"
+        )
     if config.embedder is not None and not isinstance(config.embedder, str):
         raise ConfigurationError(
             f"IngestConfig 'embedder' must be the path of a local sentence-transformers model "
@@ -331,6 +347,11 @@ def _check_store(config: IngestConfig) -> None:
             raise ConfigurationError(
                 "IngestConfig 'prune' and 'embedder' apply to the vector store; set 'store' "
                 "(--store milvus:PATH.db) or drop them"
+            )
+        if config.retrieval != "dense":
+            raise ConfigurationError(
+                f"IngestConfig 'retrieval' ({config.retrieval!r}) is how the vector store "
+                "indexes chunks; set 'store' (--store milvus:PATH.db) or drop it"
             )
         return
     from fastrag.ingestion._job_index import store_uri

@@ -36,6 +36,14 @@ sections — computed by the worker from the tree the chunker built
 generation; an unchanged document whose sections are missing or of another generation
 (a new or rebuilt section file) gets them written without being embedded again.
 
+Hybrid collections (``--retrieval hybrid``). Step 1 also cuts each chunk's context
+window from the document's own chunks (``fastrag.retrieval.model_windows``), embeds
+it, and stores the fused vector ``(v_chunk + v_window) / 2`` with the window text, which
+Milvus indexes for BM25 (``MilvusStore``). The generation then also names the mode, so
+a document indexed one way is never taken as current the other way. The store is
+opened before the run starts, so a collection of the other mode is refused before any
+document is chunked.
+
 A Milvus server's token comes from ``$FASTRAG_MILVUS_TOKEN`` (``open_store``): never
 from a command-line value, never into the configuration, the manifest or a message.
 """
@@ -58,10 +66,12 @@ from fastrag.llm.errors import EmbeddingError
 from fastrag.pipeline import Event
 
 if TYPE_CHECKING:
-    from fastrag.ingestion._job_config import IngestConfig
-    from fastrag.ingestion.steps.embedding import Embedder
+    from fastrag.ingestion._job_config import IngestConfig, StoreRetrieval
+    from fastrag.ingestion.steps.embedding import Embedder, SentenceTransformerEmbedder
     from fastrag.ingestion.steps.storing import MilvusStore
+    from fastrag.llm import Vector
     from fastrag.retrieval._sections import DocumentSections
+    from fastrag.retrieval.model_windows import ModelWindows
     from fastrag.retrieval.section_store import SectionStore
 
 __all__ = [
@@ -104,22 +114,24 @@ def store_uri(value: object) -> str:
     return uri
 
 
-def open_store(value: str) -> MilvusStore:
+def open_store(value: str, retrieval: StoreRetrieval | None = None) -> MilvusStore:
     """The ``MilvusStore`` a ``--store`` value names (a Lite file's folder is created).
 
-    A server URI gets the token in ``$FASTRAG_MILVUS_TOKEN`` when it is set; a Milvus Lite
-    file has no authentication and never receives it.
+    ``retrieval``: the collection mode required (``fastrag ingest``), or None to take
+    the existing collection's (``fastrag search``). A server URI gets the token in
+    ``$FASTRAG_MILVUS_TOKEN`` when it is set; a Milvus Lite file has no authentication
+    and never receives it.
     """
     from fastrag.ingestion.steps.storing import MilvusStore
 
     uri = store_uri(value)
     if "://" not in uri:
         Path(uri).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        return MilvusStore(uri)
-    return MilvusStore(uri, token=os.environ.get(TOKEN_ENV) or None)
+        return MilvusStore(uri, retrieval=retrieval)
+    return MilvusStore(uri, retrieval=retrieval, token=os.environ.get(TOKEN_ENV) or None)
 
 
-def build_embedder(model_path: str | None, batch_size: int) -> Embedder:
+def build_embedder(model_path: str | None, batch_size: int) -> SentenceTransformerEmbedder:
     """The local sentence-transformers embedder (``None``: bundled all-MiniLM-L6-v2)."""
     from fastrag.ingestion.steps.embedding import SentenceTransformerEmbedder
 
@@ -182,8 +194,11 @@ class StoreIndex:
         manifest: Manifest,
         sections: SectionStore | None,
         emit: Callable[[Event], None],
+        windows: ModelWindows | None = None,
     ) -> None:
+        """``windows``: the context-window cutter of a hybrid store (None: dense)."""
         self.store = store
+        self.windows = windows
         self.embedder = embedder
         self.manifest = manifest
         self.sections = sections
@@ -216,6 +231,8 @@ class StoreIndex:
         digest = hashlib.sha256()
         for part in (self.identity, self.store.collection):
             digest.update(part.encode() + b"\n")
+        if self.windows is not None:  # dense generations keep their earlier digests
+            digest.update(f"retrieval=hybrid:{self.windows.budget}\n".encode())
         for record in records:
             digest.update(record_line(record).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()[:32]
@@ -306,10 +323,15 @@ class StoreIndex:
         if self._loop is None:
             self._loop = _Loop()
         vectors = self._loop.run(self.embedder.aembed_texts(texts))
+        windows: list[str | None] = [None] * len(records)
+        if self.windows is not None:
+            cut = self.windows.windows([str(r["text"]) for r in records])
+            vectors = _fused(vectors, self._loop.run(self.embedder.aembed_texts(cut)))
+            windows = list(cut)
         identity = self.identity
         items = [
-            VectorRecord({**r, "metadata": {**r["metadata"], EMBEDDING_MODEL_KEY: identity}}, v)
-            for r, v in zip(records, vectors, strict=True)
+            VectorRecord({**r, "metadata": {**r["metadata"], EMBEDDING_MODEL_KEY: identity}}, v, w)
+            for r, v, w in zip(records, vectors, windows, strict=True)
         ]
         result = self.store.upsert(items)
         if result.rejected:
@@ -338,6 +360,15 @@ class StoreIndex:
         return gone
 
 
+def _fused(chunks: Sequence[Vector], windows: Sequence[Vector]) -> list[Vector]:
+    """``(v_chunk + v_window) / 2`` per chunk: under inner product, a query's score is
+    the mean of its cosines with the chunk and with the window (``embed = "fuse"``)."""
+    return [
+        tuple((a + b) / 2.0 for a, b in zip(chunk, window, strict=True))
+        for chunk, window in zip(chunks, windows, strict=True)
+    ]
+
+
 class _RejectedError(FastragError):
     """The store refused a record of the document (the message names chunk and field);
     ``kind`` is the store's error type (e.g. ``RecordTooLargeError``)."""
@@ -355,8 +386,14 @@ def open_index(
         return None
     from fastrag.retrieval.section_store import SectionStore, default_section_store_path
 
-    store = open_store(config.store)
     embedder = build_embedder(config.embedder, config.embed_batch)
+    windows = None
+    if config.retrieval == "hybrid":
+        from fastrag.retrieval.model_windows import ModelWindows
+
+        windows = ModelWindows(embedder.tokenizer_file, embedder.model.max_input_tokens or 0)
+    # Opened now: a collection of the other mode (or not fastrag's) fails the run at once.
+    store = open_store(config.store, config.retrieval).open()
     # The section file is derived data: one of an older schema is rebuilt, not refused.
     sections = SectionStore(default_section_store_path(config.manifest_path), rebuild=True)
-    return StoreIndex(store, embedder, manifest, sections, emit)
+    return StoreIndex(store, embedder, manifest, sections, emit, windows)

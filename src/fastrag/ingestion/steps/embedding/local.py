@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from fastrag.ingestion.steps.embedding.base import Embedder
 from fastrag.llm import SentenceTransformerModel
@@ -32,3 +33,9 @@ class SentenceTransformerEmbedder(Embedder):
     ) -> None:
         model = SentenceTransformerModel(model_path, device=device, normalize=normalize)
         super().__init__(model, batch_size=batch_size, cache=cache, policy=policy)
+        self._local = model
+
+    @property
+    def tokenizer_file(self) -> Path:
+        """The model's ``tokenizer.json``: where context windows get their piece offsets."""
+        return self._local.path / "tokenizer.json"

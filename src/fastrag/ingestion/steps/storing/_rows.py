@@ -5,6 +5,9 @@ Every check names the chunk and the field and raises ``RecordRejectedError`` (or
 Nothing is truncated, coerced or dropped, with one documented exception: the metadata key
 ``embedding`` (the vector an embedder attached to the chunk) is not stored a second time
 inside the metadata JSON, because the row's vector column holds exactly those values.
+
+A hybrid collection's row also holds the chunk's context window (``VectorRecord.window``),
+the text its BM25 index reads; it is stored, never returned as the chunk's text.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from fastrag.ingestion.steps.storing._limits import (
     MAX_JSON_BYTES,
     MAX_VARCHAR_BYTES,
 )
+from fastrag.ingestion.steps.storing._schema import WINDOW_FIELD, Retrieval
 from fastrag.ingestion.steps.storing.errors import RecordRejectedError, RecordTooLargeError
 
 __all__ = ["EMBEDDING_KEY", "Row", "VectorRecord", "record_from_row", "to_row"]
@@ -37,12 +41,16 @@ _INT64: Final = 2**63
 class VectorRecord:
     """A JSONL record (``fastrag.ingestion.records.build_record``) and its vector.
 
+    ``window``: the chunk's context window, required by a hybrid collection (which
+    indexes it for BM25) and refused by a dense one; ``vector`` is then the fused
+    ``(v_chunk + v_window) / 2`` (see ``fastrag.ingestion.steps.storing._schema``).
     Not validated on construction: ``MilvusStore.upsert`` checks each one and rejects only
     the offending record, so one bad chunk cannot stop the rest of a batch.
     """
 
     record: Mapping[str, Any]
     vector: Sequence[float]
+    window: str | None = None
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> VectorRecord:
@@ -146,8 +154,30 @@ def _vector(chunk_id: str, vector: object, dimension: int | None) -> list[float]
     return values
 
 
-def to_row(item: VectorRecord, dimension: int | None) -> Row:
-    """The Milvus row of ``item``; raises ``RecordRejectedError`` naming chunk and field."""
+def _window(chunk_id: str, window: object, retrieval: Retrieval) -> str | None:
+    """The window column's value: required in a hybrid collection, refused in a dense one."""
+    if retrieval == "dense":
+        if window is not None:
+            raise RecordRejectedError(
+                chunk_id,
+                WINDOW_FIELD,
+                "is given but the collection is dense (no window column); store it in a "
+                "hybrid collection or leave VectorRecord.window None",
+            )
+        return None
+    if window is None:
+        raise RecordRejectedError(
+            chunk_id,
+            WINDOW_FIELD,
+            "is missing; a hybrid collection needs each chunk's context window "
+            "(fastrag.retrieval.windows.chunk_windows)",
+        )
+    return _varchar(chunk_id, WINDOW_FIELD, window)
+
+
+def to_row(item: VectorRecord, dimension: int | None, retrieval: Retrieval = "dense") -> Row:
+    """The Milvus row of ``item`` for a ``retrieval`` collection; raises
+    ``RecordRejectedError`` naming chunk and field."""
     record = item.record
     chunk_id = item.chunk_id
     if not isinstance(record, Mapping) or not chunk_id or chunk_id == "?":
@@ -178,7 +208,11 @@ def to_row(item: VectorRecord, dimension: int | None) -> Row:
     )
     values["metadata"] = _metadata_json(chunk_id, metadata)
     values["vector"] = _vector(chunk_id, item.vector, dimension)
+    window = _window(chunk_id, item.window, retrieval)
+    if window is not None:
+        values[WINDOW_FIELD] = window
     size = sum(len(values[f]) for f in (*_TEXT_FIELDS, "metadata")) + 8 * len(values["vector"])
+    size += len(window or "")
     return Row(chunk_id, values, size + sum(len(group) for group in values["acl"]) + 256)
 
 

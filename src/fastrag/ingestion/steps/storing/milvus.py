@@ -10,6 +10,14 @@ Writes are idempotent: ``upsert`` replaces a row by chunk id, so re-sending a do
 records is harmless, and generations are removed with ``delete_document`` /
 ``delete_version`` / ``delete_where``. The collection uses Strong consistency, so a read
 after a write sees it (a re-ingestion diff must never see a stale generation).
+
+Retrieval modes (``retrieval=``, recorded by the collection's schema, see ``_schema``):
+a ``dense`` collection (the default) ranks by the chunk's own vector; a ``hybrid`` one
+also holds each chunk's context window with a BM25 index over it, stores the fused
+vector ``(v_chunk + v_window) / 2``, and ``hybrid_search`` fuses the dense and the BM25
+rankings by reciprocal rank fusion, then drops near-duplicates — the retrieval
+``fastrag eval`` measured best (docs/benchmarking.md). ``retrieval=None`` opens either
+kind as it is found (a new collection is dense).
 """
 
 from __future__ import annotations
@@ -39,15 +47,21 @@ from fastrag.ingestion.steps.storing._query import (
 )
 from fastrag.ingestion.steps.storing._rows import Row, VectorRecord, record_from_row, to_row
 from fastrag.ingestion.steps.storing._schema import (
+    HYBRID_METRIC,
     METRICS,
     PRIMARY_KEY,
+    RETRIEVAL_MODES,
+    SPARSE_FIELD,
     VECTOR_FIELD,
+    Retrieval,
     build_schema,
     check_schema,
     index_params,
+    schema_retrieval,
 )
 from fastrag.ingestion.steps.storing.errors import RecordRejectedError, StoreError
 from fastrag.ingestion.steps.storing.results import SearchHit, UpsertError, UpsertResult
+from fastrag.retrieval.fusion import FUSION_DEPTH, RRF_CONSTANT, Deduplicator
 
 __all__ = ["MilvusStore"]
 
@@ -59,7 +73,11 @@ class MilvusStore:
 
     ``uri``: a Milvus Lite file ending in ``.db`` (its folder must exist) or a server URI.
     ``dimension``: the vectors' dimension; None takes it from the existing collection or
-    the first vector upserted. ``metric``: ``COSINE`` (default), ``IP`` or ``L2``.
+    the first vector upserted. ``metric``: ``COSINE`` (the default of a dense
+    collection), ``IP`` or ``L2``; a hybrid collection is always ``IP``.
+    ``retrieval``: ``"dense"`` or ``"hybrid"`` (see the module docstring); an existing
+    collection of the other mode is refused (``SchemaMismatchError``). None (default)
+    takes the mode of the existing collection, and creates a dense one.
     ``token``: the server's credential (``user:password`` or an API key); a secret, so it
     appears in no ``repr``, ``config()`` or error message. ``batch_size`` / ``batch_bytes``
     bound one write request. ``timeout`` (seconds) bounds each call to the server.
@@ -75,7 +93,8 @@ class MilvusStore:
         collection: str = "fastrag_chunks",
         *,
         dimension: int | None = None,
-        metric: str = "COSINE",
+        metric: str | None = None,
+        retrieval: Retrieval | None = None,
         token: str | None = None,
         batch_size: int = 256,
         batch_bytes: int = 8 * 1024 * 1024,
@@ -93,15 +112,27 @@ class MilvusStore:
                 f"MilvusStore dimension must be an int in 1..{MAX_DIMENSION} or None "
                 f"(got {dimension!r})"
             )
-        if metric.upper() not in METRICS:
+        if metric is not None and (not isinstance(metric, str) or metric.upper() not in METRICS):
             raise ConfigurationError(
                 f"MilvusStore metric must be one of {sorted(METRICS)} (got {metric!r})"
+            )
+        if retrieval is not None and retrieval not in RETRIEVAL_MODES:
+            raise ConfigurationError(
+                f"MilvusStore retrieval must be one of {list(RETRIEVAL_MODES)} or None "
+                f"(got {retrieval!r})"
+            )
+        if retrieval == "hybrid" and metric is not None and metric.upper() != HYBRID_METRIC:
+            raise ConfigurationError(
+                f"a hybrid MilvusStore ranks its fused vectors by inner product: pass "
+                f"metric={HYBRID_METRIC!r} or None (got {metric!r})"
             )
         for name, value in (("batch_size", batch_size), ("batch_bytes", batch_bytes)):
             if type(value) is not int or value < 1:
                 raise ConfigurationError(f"MilvusStore {name} must be an int >= 1 (got {value!r})")
         self.collection = collection
-        self.metric = metric.upper()
+        self._metric = None if metric is None else metric.upper()
+        self._requested_retrieval: Retrieval | None = retrieval
+        self._retrieval: Retrieval | None = retrieval
         self.batch_size = batch_size
         self.batch_bytes = batch_bytes
         self._token = token
@@ -114,19 +145,35 @@ class MilvusStore:
     # ----------------------------------------------------------------- lifecycle
 
     def __repr__(self) -> str:
+        mode = "" if self._retrieval is None else f", retrieval={self._retrieval!r}"
         return (
             f"MilvusStore(uri={self._endpoint.display!r}, collection={self.collection!r}, "
-            f"dimension={self._dimension!r}, metric={self.metric!r})"
+            f"dimension={self._dimension!r}, metric={self.metric!r}{mode})"
         )
 
     def config(self) -> dict[str, Any]:
         """The store's identity as configured (stable before and after opening); no token."""
-        return {
+        requested = self._requested_retrieval or "dense"
+        config: dict[str, Any] = {
             "uri": self._endpoint.display,
             "collection": self.collection,
             "dimension": self._requested_dimension,
-            "metric": self.metric,
+            "metric": self._metric or _default_metric(requested),
         }
+        if self._requested_retrieval is not None:
+            config["retrieval"] = self._requested_retrieval
+        return config
+
+    @property
+    def metric(self) -> str:
+        """The vector metric: as given, else ``COSINE`` (dense) or ``IP`` (hybrid)."""
+        return self._metric or _default_metric(self.retrieval)
+
+    @property
+    def retrieval(self) -> Retrieval:
+        """The collection's retrieval mode: as asked, else as found on open, else dense
+        (what the first upsert would create)."""
+        return self._retrieval or "dense"
 
     @property
     def dimension(self) -> int | None:
@@ -159,9 +206,16 @@ class MilvusStore:
             if VECTOR_FIELD in client.list_indexes(self.collection)
             else None
         )
+        retrieval = self._requested_retrieval or schema_retrieval(description)
         self._dimension = check_schema(
-            self.collection, description, index, dimension=self._dimension, metric=self.metric
+            self.collection,
+            description,
+            index,
+            dimension=self._dimension,
+            metric=self._metric or _default_metric(retrieval),
+            retrieval=retrieval,
         )
+        self._retrieval = retrieval
         client.load_collection(self.collection)
         self._exists = True
 
@@ -226,11 +280,12 @@ class MilvusStore:
             "create the collection",
             "create_collection",
             self.collection,
-            schema=build_schema(module, dimension),
-            index_params=index_params(self._client, self.metric),
+            schema=build_schema(module, dimension, self.retrieval),
+            index_params=index_params(self._client, self.metric, self.retrieval),
             consistency_level="Strong",
         )
         self._dimension = dimension
+        self._retrieval = self.retrieval
         self._exists = True
 
     # --------------------------------------------------------------------- writes
@@ -269,7 +324,7 @@ class MilvusStore:
             raise RecordRejectedError(
                 "?", "record", f"must be a VectorRecord (got {type(item).__name__})"
             )
-        row = to_row(item, self._dimension)
+        row = to_row(item, self._dimension, self.retrieval)
         if row.chunk_id in seen:
             raise RecordRejectedError(
                 row.chunk_id, "chunk_id", "appears twice in one upsert; send each chunk once"
@@ -346,6 +401,7 @@ class MilvusStore:
             self._call("drop the collection", "drop_collection", self.collection)
         self._exists = False
         self._dimension = self._requested_dimension
+        self._retrieval = self._requested_retrieval
 
     # ---------------------------------------------------------------------- reads
 
@@ -368,39 +424,112 @@ class MilvusStore:
         scalar columns. All of it is part of the Milvus query, so filtering happens before
         ranking and ``k`` results are returned whenever ``k`` visible chunks exist.
         """
-        if type(k) is not int or not 1 <= k <= MAX_TOP_K:
-            raise ConfigurationError(f"search k must be an int in 1..{MAX_TOP_K} (got {k!r})")
-        clauses: list[str] = []
-        if tenant is not None:
-            clauses.append(expr.equals("tenant", text_value("tenant", tenant)))
-        if acl is not None:
-            groups = [acl] if isinstance(acl, str) else list(acl)
-            if not groups:
-                return []
-            clauses.append(expr.contains_any("acl", [text_value("acl", g) for g in groups]))
-        extra = where_clauses(where or {})
-        if extra is None:
+        _check_k(k)
+        visible = _visibility(tenant, acl, where)
+        if visible is None or not self._present():
             return []
-        clauses.extend(extra)
-        if not self._present():
+        results = self._call(
+            "search",
+            "search",
+            self.collection,
+            data=[self._query_vector(vector)],
+            limit=k,
+            filter=visible,
+            output_fields=list(OUTPUT_FIELDS),
+            search_params={"metric_type": self.metric},
+        )
+        return [hit_from(hit) for hit in results[0]] if results else []
+
+    def hybrid_search(
+        self,
+        vector: Sequence[float],
+        query_text: str,
+        k: int = 5,
+        *,
+        tenant: str | None,
+        acl: Sequence[str] | None = None,
+        where: Mapping[str, WhereValue] | None = None,
+        dedupe: bool = True,
+        depth: int = FUSION_DEPTH,
+    ) -> list[SearchHit]:
+        """The ``k`` best chunks of a hybrid collection by dense and BM25 ranks fused.
+
+        Two rankings of ``max(depth, k)`` candidates each — the fused vectors nearest
+        ``vector`` (the query's embedding) and the BM25 ranking of the chunks' context
+        windows against ``query_text`` — are fused by reciprocal rank fusion (constant
+        ``RRF_CONSTANT``, 60) in Milvus (``hybrid_search`` with ``RRFRanker``). With
+        ``dedupe`` a candidate whose word trigrams are at least 80 % (Jaccard) those of a
+        better-ranked hit is skipped and the next one taken
+        (``fastrag.retrieval.fusion.Deduplicator``), so copies of one passage do not
+        fill the k slots. ``tenant``, ``acl`` and ``where`` are as in ``search`` and
+        filter *inside both* rankings, so another tenant's chunk can never enter the
+        fusion. ``SearchHit.score`` is the fused RRF score (higher is better).
+
+        A dense collection has no windows to search: ``ConfigurationError`` (use
+        ``search``, or build a hybrid collection). This is the ranking
+        ``fastrag eval`` calls ``retrieval = "hybrid"``, ``bm25_over = "window"``,
+        ``embed = "fuse"``, ``dedupe = true``.
+        """
+        _check_k(k)
+        if type(depth) is not int or not 1 <= depth <= MAX_TOP_K:
+            raise ConfigurationError(
+                f"hybrid_search depth must be an int in 1..{MAX_TOP_K} (got {depth!r})"
+            )
+        if not isinstance(query_text, str) or not query_text.strip():
+            raise ConfigurationError(
+                "hybrid_search needs the query's words (query_text, a nonempty str) for BM25"
+            )
+        visible = _visibility(tenant, acl, where)
+        if visible is None or not self._present():
             return []
+        if self.retrieval != "hybrid":
+            raise ConfigurationError(
+                f"collection {self.collection!r} is a dense collection: it holds no context "
+                f"windows for BM25; use search(), or ingest into a new collection with "
+                f"--retrieval hybrid (MilvusStore(retrieval='hybrid'))"
+            )
+        module = pymilvus()
+        candidates = max(depth, k)
+        filter_ = visible or None
+        requests = [
+            module.AnnSearchRequest(
+                data=[self._query_vector(vector)],
+                anns_field=VECTOR_FIELD,
+                param={"metric_type": self.metric},
+                limit=candidates,
+                expr=filter_,
+            ),
+            module.AnnSearchRequest(
+                data=[query_text],
+                anns_field=SPARSE_FIELD,
+                param={"metric_type": "BM25"},
+                limit=candidates,
+                expr=filter_,
+            ),
+        ]
+        results = self._call(
+            "run a hybrid search",
+            "hybrid_search",
+            self.collection,
+            requests,
+            module.RRFRanker(RRF_CONSTANT),
+            limit=candidates,
+            output_fields=list(OUTPUT_FIELDS),
+        )
+        hits = [hit_from(hit) for hit in results[0]] if results else []
+        if not dedupe:
+            return hits[:k]
+        kept = Deduplicator([hit.text for hit in hits]).filter(range(len(hits)))
+        return [hits[index] for _, index in zip(range(k), kept, strict=False)]
+
+    def _query_vector(self, vector: Sequence[float]) -> list[float]:
         query = [float(x) for x in vector]
         if len(query) != self._dimension:
             raise ConfigurationError(
                 f"search vector has {len(query)} dimensions; collection {self.collection!r} "
                 f"holds {self._dimension}-dimensional vectors (embed with the same model)"
             )
-        results = self._call(
-            "search",
-            "search",
-            self.collection,
-            data=[query],
-            limit=k,
-            filter=expr.all_of(clauses),
-            output_fields=list(OUTPUT_FIELDS),
-            search_params={"metric_type": self.metric},
-        )
-        return [hit_from(hit) for hit in results[0]] if results else []
+        return query
 
     def count(self, document_id: str | None = None, *, tenant: str | None = None) -> int:
         """How many chunks are stored (of one document and/or one tenant, when given)."""
@@ -487,10 +616,41 @@ class MilvusStore:
             iterator.close()
 
 
+def _default_metric(retrieval: Retrieval) -> str:
+    return HYBRID_METRIC if retrieval == "hybrid" else "COSINE"
+
+
+def _check_k(k: object) -> None:
+    if type(k) is not int or not 1 <= k <= MAX_TOP_K:
+        raise ConfigurationError(f"search k must be an int in 1..{MAX_TOP_K} (got {k!r})")
+
+
+def _visibility(
+    tenant: str | None, acl: Sequence[str] | None, where: Mapping[str, WhereValue] | None
+) -> str | None:
+    """The filter expression of what the caller may see (``""``: everything), or None when
+    nothing can match (an empty ACL, an empty ``where`` list)."""
+    clauses: list[str] = []
+    if tenant is not None:
+        clauses.append(expr.equals("tenant", text_value("tenant", tenant)))
+    if acl is not None:
+        groups = [acl] if isinstance(acl, str) else list(acl)
+        if not groups:
+            return None
+        clauses.append(expr.contains_any("acl", [text_value("acl", g) for g in groups]))
+    extra = where_clauses(where or {})
+    if extra is None:
+        return None
+    clauses.extend(extra)
+    return expr.all_of(clauses)
+
+
 _STATE: Final = (
     "_endpoint",
     "collection",
-    "metric",
+    "_metric",
+    "_requested_retrieval",
+    "_retrieval",
     "batch_size",
     "batch_bytes",
     "_token",

@@ -52,7 +52,9 @@ class SearchHit:
     """One search result: the chunk, where it came from, and its score.
 
     ``score`` is what Milvus reports for the store's metric: a similarity for ``COSINE``
-    and ``IP`` (higher is closer), a distance for ``L2`` (lower is closer). Offsets are
+    and ``IP`` (higher is closer), a distance for ``L2`` (lower is closer); from
+    ``MilvusStore.hybrid_search``, the reciprocal-rank-fusion score (higher is better,
+    at most ``2 / 61``). Offsets are
     half-open code-point offsets into the parsed document (``None`` when unknown).
     """
 
