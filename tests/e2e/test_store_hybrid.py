@@ -285,3 +285,35 @@ def test_stored_windows_hold_their_chunk_within_the_model_limit(stores: Stores) 
     for row in rows:
         assert records[row["chunk_id"]]["text"] in row["window"]
         assert counter.count(row["window"]) <= model.max_input_tokens
+
+
+def test_every_sentence_of_every_chunk_is_stored_with_its_chunks_visibility(
+    stores: Stores,
+) -> None:
+    import numpy as np
+
+    from fastrag.retrieval.sentences import chunk_sentences
+
+    records = {record["chunk_id"]: record for record in _records(stores.hybrid)}
+    with MilvusStore(_uri(stores.hybrid)) as store:
+        store.open()
+        rows = store._client.query(
+            f"{store.collection}_sentences",
+            filter='chunk_id != ""',
+            output_fields=["sentence_id", "chunk_id", "tenant", "acl", "source", "vector"],
+        )
+    by_chunk: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_chunk.setdefault(row["chunk_id"], []).append(row)
+    assert set(by_chunk) == set(records)
+    for chunk_id, record in records.items():
+        sentences = chunk_sentences(record["text"])
+        stored = sorted(by_chunk[chunk_id], key=lambda row: int(row["sentence_id"].split("#")[1]))
+        assert [row["sentence_id"] for row in stored] == [
+            f"{chunk_id}#{n}" for n in range(len(sentences))
+        ]
+        assert {row["tenant"] for row in stored} == {record["metadata"]["tenant"]}
+        assert {row["source"] for row in stored} == {record["source"]}
+        # The vector is the sentence's own embedding (unit length, like the model's).
+        first = np.array(stored[0]["vector"], dtype=np.float32)
+        assert np.allclose(first, np.array(_embed(sentences[0]), dtype=np.float32), atol=1e-5)

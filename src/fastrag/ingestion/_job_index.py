@@ -39,7 +39,9 @@ generation; an unchanged document whose sections are missing or of another gener
 Hybrid collections (``--retrieval hybrid``). Step 1 also cuts each chunk's context
 window from the document's own chunks (``fastrag.retrieval.model_windows``), embeds
 it, and stores the fused vector ``(v_chunk + v_window) / 2`` with the window text, which
-Milvus indexes for BM25 (``MilvusStore``). The generation then also names the mode, so
+Milvus indexes for BM25 (``MilvusStore``), and embeds each chunk's sentences
+(``fastrag.retrieval.sentences``) for the store's sentence collection, so a search can
+score a chunk by its best sentence. The generation then also names the mode, so
 a document indexed one way is never taken as current the other way. The store is
 opened before the run starts, so a collection of the other mode is refused before any
 document is chunked.
@@ -232,7 +234,7 @@ class StoreIndex:
         for part in (self.identity, self.store.collection):
             digest.update(part.encode() + b"\n")
         if self.windows is not None:  # dense generations keep their earlier digests
-            digest.update(f"retrieval=hybrid:{self.windows.budget}\n".encode())
+            digest.update(f"retrieval=hybrid:{self.windows.budget}:sentences\n".encode())
         for record in records:
             digest.update(record_line(record).encode("utf-8", "surrogatepass"))
         return digest.hexdigest()[:32]
@@ -324,14 +326,18 @@ class StoreIndex:
             self._loop = _Loop()
         vectors = self._loop.run(self.embedder.aembed_texts(texts))
         windows: list[str | None] = [None] * len(records)
+        sentences: list[list[Vector] | None] = [None] * len(records)
         if self.windows is not None:
             cut = self.windows.windows([str(r["text"]) for r in records])
             vectors = _fused(vectors, self._loop.run(self.embedder.aembed_texts(cut)))
             windows = list(cut)
+            sentences = list(self._sentence_vectors(records))
         identity = self.identity
         items = [
-            VectorRecord({**r, "metadata": {**r["metadata"], EMBEDDING_MODEL_KEY: identity}}, v, w)
-            for r, v, w in zip(records, vectors, windows, strict=True)
+            VectorRecord(
+                {**r, "metadata": {**r["metadata"], EMBEDDING_MODEL_KEY: identity}}, v, w, s
+            )
+            for r, v, w, s in zip(records, vectors, windows, sentences, strict=True)
         ]
         result = self.store.upsert(items)
         if result.rejected:
@@ -348,6 +354,17 @@ class StoreIndex:
         self.manifest.set_indexed(path, None)
         self.previous.pop(path, None)
         self.rejections.pop(path, None)
+
+    def _sentence_vectors(self, records: Sequence[Mapping[str, Any]]) -> list[list[Vector]]:
+        """Each record's sentence vectors (``fastrag.retrieval.sentences``), embedded in
+        one batch call for the whole document."""
+        from fastrag.retrieval.sentences import SentenceIndex
+
+        assert self._loop is not None  # _replace started it
+        index = SentenceIndex([str(record["text"]) for record in records])
+        flat = self._loop.run(self.embedder.aembed_texts(index.texts))
+        ends = [*index.starts[1:], len(index.texts)]
+        return [list(flat[start:end]) for start, end in zip(index.starts, ends, strict=True)]
 
     def prune(self, discovered: Iterable[str]) -> list[str]:
         """Remove the chunks (and remembered rejections) of every file not in

@@ -1,8 +1,10 @@
 """A hybrid collection in real Milvus Lite, with hand-made vectors (no model).
 
-Checked: the window column is required in a hybrid collection and refused in a dense
-one, BM25 reads the windows (not the returned text), the tenant filter holds in both
-rankings, and near-duplicate texts are skipped unless asked otherwise.
+Checked: the window column and the sentence vectors are required in a hybrid collection
+and refused in a dense one, BM25 reads the windows (not the returned text), a chunk's
+best sentence lifts it in the dense ranking, the tenant filter holds in every ranking,
+deleting a generation deletes its sentences, and near-duplicate texts are skipped unless
+asked otherwise.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ def hybrid(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusStore]:
     path = tmp_path_factory.mktemp("hybrid") / "index.db"
     with MilvusStore(path, "hybrid_unit", retrieval="hybrid") as store:
         result = store.upsert(
-            VectorRecord(_record(c, t, text), vector_for(c), window) for c, t, text, window in ITEMS
+            VectorRecord(_record(c, t, text), vector_for(c), window, [vector_for(c)])
+            for c, t, text, window in ITEMS
         )
         assert result.ok and len(result.stored) == len(ITEMS)
         yield store
@@ -57,9 +60,18 @@ def test_the_window_column_belongs_to_hybrid_collections_only(tmp_path: Path) ->
     with pytest.raises(RecordRejectedError, match="collection is dense"):
         to_row(VectorRecord(record, vector_for("c1"), "window"), DIMENSION)
     with pytest.raises(RecordRejectedError, match="a hybrid collection needs each chunk's"):
-        to_row(VectorRecord(record, vector_for("c1")), DIMENSION, "hybrid")
-    row = to_row(VectorRecord(record, vector_for("c1"), "the window"), DIMENSION, "hybrid")
+        to_row(VectorRecord(record, vector_for("c1"), None, [vector_for("s")]), DIMENSION, "hybrid")
+    with pytest.raises(RecordRejectedError, match="'sentences' is missing"):
+        to_row(VectorRecord(record, vector_for("c1"), "window"), DIMENSION, "hybrid")
+    with pytest.raises(RecordRejectedError, match="'sentences' is given"):
+        to_row(VectorRecord(record, vector_for("c1"), None, [vector_for("s")]), DIMENSION)
+    with pytest.raises(RecordRejectedError, match="dimensions"):
+        to_row(VectorRecord(record, vector_for("c1"), "w", [(1.0, 0.0)]), DIMENSION, "hybrid")
+    row = to_row(
+        VectorRecord(record, vector_for("c1"), "the window", [vector_for("s")]), DIMENSION, "hybrid"
+    )
     assert row.values["window"] == "the window"
+    assert row.sentences == (list(vector_for("s")),)
     assert "window" not in to_row(VectorRecord(record, vector_for("c1")), DIMENSION).values
 
 
@@ -114,3 +126,41 @@ def test_hybrid_search_needs_words_and_a_hybrid_collection(
         with pytest.raises(ConfigurationError, match="is a dense collection"):
             dense.hybrid_search(vector_for("d1"), "text", 5, tenant="acme")
         assert dense.retrieval == "dense"
+
+
+def _axis(*weights: float) -> tuple[float, ...]:
+    """A vector with ``weights`` on the first axes and zeros after (DIMENSION long)."""
+    return (*weights, *([0.0] * (DIMENSION - len(weights))))
+
+
+def test_a_chunk_is_also_scored_by_its_best_sentence(tmp_path: Path) -> None:
+    # Query = axis 0. s2's fused vector is closer (0.7 against 0.6), but s1 holds a
+    # sentence on the query's axis: (2 * 0.6 + 1.0) / 3 = 0.733 beats (2 * 0.7 + 0.7) / 3.
+    with MilvusStore(tmp_path / "sentences.db", "sentences", retrieval="hybrid") as store:
+        store.upsert(
+            [
+                VectorRecord(
+                    _record("s1", "acme", "One. Two."),
+                    _axis(0.6, 0.8),
+                    "w1",
+                    [_axis(0, 1), _axis(1)],
+                ),
+                VectorRecord(
+                    _record("s2", "acme", "Three."),
+                    _axis(0.7, 0.0, 0.714),
+                    "w2",
+                    [_axis(0.7, 0.0, 0.714)],
+                ),
+                VectorRecord(_record("x1", "other", "Four."), _axis(1), "w3", [_axis(1)]),
+            ]
+        )
+        hits = store.hybrid_search(_axis(1), "absent", 5, tenant="acme")
+        assert [hit.chunk_id for hit in hits] == ["s1", "s2"]
+        assert [hit.chunk_id for hit in store.search(_axis(1), 5, tenant="acme")] == ["s2", "s1"]
+        # Deleting a generation deletes its sentence rows with it.
+        assert store.delete_where(document_id="doc-acme", keep_chunk_ids=["s2"]) == 1
+        name = "sentences_sentences"
+        rows = store._call("read", "query", name, filter="", output_fields=["chunk_id"], limit=10)
+        assert sorted(row["chunk_id"] for row in rows) == ["s2", "x1"]
+        store.drop()
+        assert not store._call("look", "has_collection", name)

@@ -51,6 +51,10 @@ class VectorRecord:
     record: Mapping[str, Any]
     vector: Sequence[float]
     window: str | None = None
+    sentences: Sequence[Sequence[float]] | None = None
+    """The vectors of the chunk's sentences (``fastrag.retrieval.sentences``), in order:
+    required by a hybrid collection (its best sentence is part of a chunk's score),
+    refused by a dense one."""
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> VectorRecord:
@@ -73,6 +77,8 @@ class Row:
     chunk_id: str
     values: dict[str, Any]
     size: int
+    sentences: tuple[list[float], ...] = ()
+    """A hybrid row's checked sentence vectors (written to the sentence collection)."""
 
 
 def _varchar(chunk_id: str, field: str, value: object) -> str:
@@ -211,9 +217,33 @@ def to_row(item: VectorRecord, dimension: int | None, retrieval: Retrieval = "de
     window = _window(chunk_id, item.window, retrieval)
     if window is not None:
         values[WINDOW_FIELD] = window
+    sentences = _sentences(chunk_id, item.sentences, len(values["vector"]), retrieval)
     size = sum(len(values[f]) for f in (*_TEXT_FIELDS, "metadata")) + 8 * len(values["vector"])
-    size += len(window or "")
-    return Row(chunk_id, values, size + sum(len(group) for group in values["acl"]) + 256)
+    size += len(window or "") + sum(8 * len(vector) + 256 for vector in sentences)
+    return Row(chunk_id, values, size + sum(len(group) for group in values["acl"]) + 256, sentences)
+
+
+def _sentences(
+    chunk_id: str, sentences: object, dimension: int, retrieval: Retrieval
+) -> tuple[list[float], ...]:
+    """A hybrid row's sentence vectors (at least one, each like the chunk's vector)."""
+    if retrieval == "dense":
+        if sentences is not None:
+            raise RecordRejectedError(
+                chunk_id,
+                "sentences",
+                "is given but the collection is dense (no sentence vectors); store them "
+                "in a hybrid collection or leave VectorRecord.sentences None",
+            )
+        return ()
+    if not isinstance(sentences, Sequence) or isinstance(sentences, str) or not sentences:
+        raise RecordRejectedError(
+            chunk_id,
+            "sentences",
+            "is missing; a hybrid collection needs the vectors of each chunk's sentences "
+            "(fastrag.retrieval.sentences.chunk_sentences, embedded with the chunk's model)",
+        )
+    return tuple(_vector(chunk_id, vector, dimension) for vector in sentences)
 
 
 def record_from_row(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,10 @@ after a write sees it (a re-ingestion diff must never see a stale generation).
 Retrieval modes (``retrieval=``, recorded by the collection's schema, see ``_schema``):
 a ``dense`` collection (the default) ranks by the chunk's own vector; a ``hybrid`` one
 also holds each chunk's context window with a BM25 index over it, stores the fused
-vector ``(v_chunk + v_window) / 2``, and ``hybrid_search`` fuses the dense and the BM25
-rankings by reciprocal rank fusion, then drops near-duplicates — the retrieval
+vector ``(v_chunk + v_window) / 2``, keeps the vectors of each chunk's sentences in a
+sentence collection beside it (``_sentences``), and ``hybrid_search`` fuses a dense
+ranking (chunk, window and best sentence) and the BM25 ranking by reciprocal rank
+fusion, then drops near-duplicates — the retrieval
 ``fastrag eval`` measured best (docs/benchmarking.md). ``retrieval=None`` opens either
 kind as it is found (a new collection is dense).
 """
@@ -23,6 +25,7 @@ kind as it is found (a new collection is dense).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
@@ -59,9 +62,22 @@ from fastrag.ingestion.steps.storing._schema import (
     index_params,
     schema_retrieval,
 )
+from fastrag.ingestion.steps.storing._sentences import (
+    best_sentences,
+    build_sentence_schema,
+    check_sentence_schema,
+    sentence_collection,
+    sentence_index_params,
+    sentence_rows,
+)
 from fastrag.ingestion.steps.storing.errors import RecordRejectedError, StoreError
 from fastrag.ingestion.steps.storing.results import SearchHit, UpsertError, UpsertResult
-from fastrag.retrieval.fusion import FUSION_DEPTH, RRF_CONSTANT, Deduplicator
+from fastrag.retrieval.fusion import (
+    FUSION_DEPTH,
+    RRF_CONSTANT,
+    Deduplicator,
+    reciprocal_rank_fusion,
+)
 
 __all__ = ["MilvusStore"]
 
@@ -217,7 +233,25 @@ class MilvusStore:
         )
         self._retrieval = retrieval
         client.load_collection(self.collection)
+        if retrieval == "hybrid":
+            self._attach_sentences(client, self._dimension)
         self._exists = True
+
+    def _attach_sentences(self, client: Any, dimension: int) -> None:
+        """Check and load a hybrid collection's sentence collection, creating it when
+        missing (a hybrid store built before sentence vectors: its next ingest re-embeds
+        every document, since the generation names them)."""
+        name = sentence_collection(self.collection)
+        if client.has_collection(name):
+            check_sentence_schema(name, client.describe_collection(name), dimension)
+        else:
+            client.create_collection(
+                name,
+                schema=build_sentence_schema(pymilvus(), dimension),
+                index_params=sentence_index_params(client),
+                consistency_level="Strong",
+            )
+        client.load_collection(name)
 
     def _present(self) -> bool:
         """Whether the collection exists, re-checked while absent (another process may
@@ -284,6 +318,13 @@ class MilvusStore:
             index_params=index_params(self._client, self.metric, self.retrieval),
             consistency_level="Strong",
         )
+        if self.retrieval == "hybrid":
+            try:
+                self._attach_sentences(self._client, dimension)
+            except StoreError:
+                raise
+            except Exception as error:  # noqa: BLE001 - a server failure becomes a StoreError
+                raise self._failure("create the sentence collection", error) from None
         self._dimension = dimension
         self._retrieval = self.retrieval
         self._exists = True
@@ -341,9 +382,23 @@ class MilvusStore:
             self._call(
                 f"upsert {len(batch)} records", "upsert", self.collection, [r.values for r in batch]
             )
+            self._write_sentences(batch)
         except StoreError as error:
             raise UpsertError(str(error), UpsertResult(tuple(stored), tuple(rejected))) from None
         stored.extend(row.chunk_id for row in batch)
+
+    def _write_sentences(self, batch: Sequence[Row]) -> None:
+        """Upsert the sentence rows of ``batch``'s chunks (after the chunks themselves)."""
+        rows = [
+            sentence
+            for row in batch
+            if row.sentences
+            for sentence in sentence_rows(row.values, row.sentences)
+        ]
+        name = sentence_collection(self.collection)
+        for start in range(0, len(rows), self.batch_size):
+            part = rows[start : start + self.batch_size]
+            self._call(f"upsert {len(part)} sentence vectors", "upsert", name, part)
 
     def delete_document(self, document_id: str) -> int:
         """Delete every chunk of ``document_id``; returns how many rows were deleted."""
@@ -391,6 +446,13 @@ class MilvusStore:
         if not self._present():
             return 0
         result = self._call("delete chunks", "delete", self.collection, filter=expr.all_of(clauses))
+        if self.retrieval == "hybrid":  # the same columns exist on sentence rows
+            self._call(
+                "delete sentence vectors",
+                "delete",
+                sentence_collection(self.collection),
+                filter=expr.all_of(clauses),
+            )
         if isinstance(result, Mapping):
             return int(result.get("delete_count", 0))
         return len(result)
@@ -399,6 +461,11 @@ class MilvusStore:
         """Drop the whole collection (every tenant's chunks); the next upsert recreates it."""
         if self._present():
             self._call("drop the collection", "drop_collection", self.collection)
+            sentences = sentence_collection(self.collection)
+            if self.retrieval == "hybrid" and self._call(
+                "look for the sentence collection", "has_collection", sentences
+            ):
+                self._call("drop the sentence collection", "drop_collection", sentences)
         self._exists = False
         self._dimension = self._requested_dimension
         self._retrieval = self._requested_retrieval
@@ -454,21 +521,25 @@ class MilvusStore:
     ) -> list[SearchHit]:
         """The ``k`` best chunks of a hybrid collection by dense and BM25 ranks fused.
 
-        Two rankings of ``max(depth, k)`` candidates each — the fused vectors nearest
-        ``vector`` (the query's embedding) and the BM25 ranking of the chunks' context
-        windows against ``query_text`` — are fused by reciprocal rank fusion (constant
-        ``RRF_CONSTANT``, 60) in Milvus (``hybrid_search`` with ``RRFRanker``). With
+        Two rankings of ``max(depth, k)`` candidates each are fused by reciprocal rank
+        fusion (constant ``RRF_CONSTANT``, 60): a dense one, by the mean of the query
+        embedding's (``vector``) cosines with the chunk, its context window (the two are
+        one stored fused vector) and the chunk's best sentence (the sentence
+        collection), and the BM25 ranking of the chunks' windows against
+        ``query_text``. With
         ``dedupe`` a candidate whose word trigrams are at least 80 % (Jaccard) those of a
         better-ranked hit is skipped and the next one taken
         (``fastrag.retrieval.fusion.Deduplicator``), so copies of one passage do not
         fill the k slots. ``tenant``, ``acl`` and ``where`` are as in ``search`` and
-        filter *inside both* rankings, so another tenant's chunk can never enter the
-        fusion. ``SearchHit.score`` is the fused RRF score (higher is better).
+        filter *inside every* ranking, so another tenant's chunk can never enter the
+        fusion (``where`` conditions other than tenant and ACL are checked on the chunks;
+        sentences only nominate them). ``SearchHit.score`` is the fused RRF score
+        (higher is better).
 
         A dense collection has no windows to search: ``ConfigurationError`` (use
         ``search``, or build a hybrid collection). This is the ranking
         ``fastrag eval`` calls ``retrieval = "hybrid"``, ``bm25_over = "window"``,
-        ``embed = "fuse"``, ``dedupe = true``.
+        ``embed = "fuse_sentences"``, ``dedupe = true``.
         """
         _check_k(k)
         if type(depth) is not int or not 1 <= depth <= MAX_TOP_K:
@@ -488,39 +559,79 @@ class MilvusStore:
                 f"windows for BM25; use search(), or ingest into a new collection with "
                 f"--retrieval hybrid (MilvusStore(retrieval='hybrid'))"
             )
-        module = pymilvus()
+        query = self._query_vector(vector)
         candidates = max(depth, k)
-        filter_ = visible or None
-        requests = [
-            module.AnnSearchRequest(
-                data=[self._query_vector(vector)],
-                anns_field=VECTOR_FIELD,
-                param={"metric_type": self.metric},
-                limit=candidates,
-                expr=filter_,
-            ),
-            module.AnnSearchRequest(
-                data=[query_text],
-                anns_field=SPARSE_FIELD,
-                param={"metric_type": "BM25"},
-                limit=candidates,
-                expr=filter_,
-            ),
-        ]
+        fused = self._nearest(VECTOR_FIELD, query, visible, candidates)
+        ranked = self._dense_ranking(query, fused, _visibility(tenant, acl, None) or "", visible)
+        lexical = self._nearest(SPARSE_FIELD, query_text, visible, candidates)
+        hits = {hit.chunk_id: hit for hit in (*fused.values(), *lexical.values())}
+        order = list(hits)
+        position = {chunk_id: number for number, chunk_id in enumerate(order)}
+        (best,) = reciprocal_rank_fusion(
+            [
+                [[position[chunk_id] for chunk_id in ranked[:candidates]]],
+                [[position[chunk_id] for chunk_id in lexical]],
+            ],
+            candidates,
+        )
+        score = _rrf_scores([ranked[:candidates], list(lexical)])
+        chosen = [replace(hits[order[index]], score=score[order[index]]) for index in best]
+        if not dedupe:
+            return chosen[:k]
+        kept = Deduplicator([hit.text for hit in chosen]).filter(range(len(chosen)))
+        return [chosen[index] for _, index in zip(range(k), kept, strict=False)]
+
+    def _nearest(
+        self, field: str, query: Sequence[float] | str, visible: str, limit: int
+    ) -> dict[str, SearchHit]:
+        """The ``limit`` best visible chunks by ``field`` (fused vector or BM25), in order."""
         results = self._call(
-            "run a hybrid search",
-            "hybrid_search",
+            "search",
+            "search",
             self.collection,
-            requests,
-            module.RRFRanker(RRF_CONSTANT),
-            limit=candidates,
+            data=[query],
+            anns_field=field,
+            limit=limit,
+            filter=visible,
             output_fields=list(OUTPUT_FIELDS),
+            search_params={"metric_type": "BM25" if field == SPARSE_FIELD else self.metric},
         )
         hits = [hit_from(hit) for hit in results[0]] if results else []
-        if not dedupe:
-            return hits[:k]
-        kept = Deduplicator([hit.text for hit in hits]).filter(range(len(hits)))
-        return [hits[index] for _, index in zip(range(k), kept, strict=False)]
+        return {hit.chunk_id: hit for hit in hits}
+
+    def _dense_ranking(
+        self,
+        query: Sequence[float],
+        fused: dict[str, SearchHit],
+        seen_by: str,
+        visible: str,
+    ) -> list[str]:
+        """Chunk ids by the mean of three cosines (chunk, window, best sentence), best first.
+
+        The fused vector's inner product is the mean of the first two; the sentence
+        collection gives the third. Candidates are the fused ranking's and the sentence
+        ranking's; each gets the score it lacks by a search restricted to it, so every
+        candidate is scored exactly. ``fused`` gains the chunks only sentences found
+        (read through the full ``visible`` filter: a sentence only nominates its chunk).
+        A chunk without sentence rows (none is written so) counts its fused score twice.
+        """
+        limit = len(fused) or 1
+        name = sentence_collection(self.collection)
+        sentence = best_sentences(self._call, name, query, seen_by, limit)
+        unscored = [chunk_id for chunk_id in fused if chunk_id not in sentence]
+        if unscored:
+            sentence.update(
+                best_sentences(self._call, name, query, seen_by, len(unscored), unscored)
+            )
+        nominated = [chunk_id for chunk_id in sentence if chunk_id not in fused]
+        if nominated:
+            restricted = expr.all_of([visible, expr.one_of(PRIMARY_KEY, nominated)])
+            fused.update(self._nearest(VECTOR_FIELD, query, restricted, len(nominated)))
+        score = {
+            chunk_id: (2.0 * hit.score + sentence.get(chunk_id, hit.score)) / 3.0
+            for chunk_id, hit in fused.items()
+        }
+        return sorted(score, key=lambda chunk_id: (-score[chunk_id], chunk_id))
 
     def _query_vector(self, vector: Sequence[float]) -> list[float]:
         query = [float(x) for x in vector]
@@ -614,6 +725,15 @@ class MilvusStore:
                 yield from rows
         finally:
             iterator.close()
+
+
+def _rrf_scores(rankings: Sequence[Sequence[str]]) -> dict[str, float]:
+    """Each chunk's reciprocal-rank-fusion score (``SearchHit.score`` of a hybrid hit)."""
+    score: dict[str, float] = {}
+    for ranking in rankings:
+        for position, chunk_id in enumerate(ranking):
+            score[chunk_id] = score.get(chunk_id, 0.0) + 1.0 / (RRF_CONSTANT + position + 1)
+    return score
 
 
 def _default_metric(retrieval: Retrieval) -> str:
