@@ -214,6 +214,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="preferred chunk size (default: two thirds of --max-tokens)",
     )
     chunking.add_argument(
+        "--min-preferred-tokens",
+        type=_non_negative,
+        default=None,
+        metavar="N",
+        help="chunks under N tokens are merged with a neighbour when the budget allows "
+        "(default: the smaller of 100 and the target)",
+    )
+    chunking.add_argument(
         "--overlap-tokens",
         type=_non_negative,
         default=0,
@@ -413,6 +421,7 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         tokenizer=tokenizer,
         max_tokens=max_tokens,
         target_tokens=arguments.target_tokens,
+        min_preferred_tokens=arguments.min_preferred_tokens,
         overlap_tokens=arguments.overlap_tokens,
         workers=arguments.workers,
         engine=arguments.engine,

@@ -129,17 +129,19 @@ class IngestConfig:
     """One ``fastrag ingest`` run: where from, where to, and how to parse and chunk.
 
     ``metadata`` is the caller's metadata put on every document (``--metadata k=v``); a
-    file's sidecar ``<file>.meta.json`` wins per key over it. ``require_metadata`` keys
-    must be present and non-empty (not None, ``""`` or an empty list) after that merge,
-    else the file is quarantined. ``format_overrides`` are ``(glob, format)`` pairs, first
-    match wins (``("*", "rst")`` forces every file). ``target_tokens`` defaults to two
-    thirds of ``max_tokens``. ``max_pages`` caps a PDF's pages; ``pdf_password`` opens
-    encrypted PDFs (``--pdf-password``). ``workers > 1`` runs a spawn-context process pool; the
-    output is byte-identical for any value. ``batch_size`` is how many files a worker
-    takes at a time (None: chosen from the file count). ``engine="dask"`` runs the
-    batches on Dask distributed workers instead — of the cluster at ``scheduler``
-    (``tcp://host:port``), else of a ``LocalCluster`` of ``workers`` processes on
-    127.0.0.1 started for the run; the output is the same bytes as a local run's.
+    file's sidecar ``<file>.meta.json`` wins per key over it. ``require_metadata`` keys must
+    be present and non-empty (not None, ``""`` or an empty list) after that merge, else the
+    file is quarantined. ``format_overrides`` are ``(glob, format)`` pairs, first match wins
+    (``("*", "rst")`` forces every file). ``target_tokens`` defaults to two thirds of
+    ``max_tokens``, ``min_preferred_tokens`` (below it a chunk is merged with a neighbour
+    when the budget allows) to ``min(100, target)``. ``max_pages`` caps a PDF's pages;
+    ``pdf_password`` opens encrypted PDFs (``--pdf-password``). ``workers > 1`` runs a
+    spawn-context process pool; the output is byte-identical for any value. ``batch_size``
+    is how many files a worker takes at a time (None: chosen from the file count).
+    ``engine="dask"`` runs the batches on Dask distributed workers instead — of the cluster
+    at ``scheduler`` (``tcp://host:port``), else of a ``LocalCluster`` of ``workers``
+    processes on 127.0.0.1 started for the run; the output is the same bytes as a local
+    run's.
 
     ``store`` (``milvus:PATH.db`` or ``milvus:http://HOST:19530``) also indexes every
     chunked document there, embedded in this process by the local sentence-transformers
@@ -174,6 +176,7 @@ class IngestConfig:
     tokenizer: Tokenizer | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     target_tokens: int | None = None
+    min_preferred_tokens: int | None = None
     overlap_tokens: int = 0
     workers: int = 1
     batch_size: int | None = None
@@ -227,6 +230,13 @@ class IngestConfig:
         _int_at_least("workers", self.workers, 1)
         if self.target_tokens is not None:
             _int_at_least("target_tokens", self.target_tokens, 1)
+        if self.min_preferred_tokens is not None:
+            _int_at_least("min_preferred_tokens", self.min_preferred_tokens, 0)
+            if self.min_preferred_tokens > self.max_tokens:
+                raise ConfigurationError(
+                    f"IngestConfig 'min_preferred_tokens' ({self.min_preferred_tokens}) must "
+                    f"not exceed 'max_tokens' ({self.max_tokens}); lower it"
+                )
         if self.batch_size is not None:
             _int_at_least("batch_size", self.batch_size, 1)
         if self.overlap_tokens and self.overlap_tokens >= self.max_tokens:
@@ -491,7 +501,9 @@ def _chunker(
         normalizers=trees,
         max_tokens=config.max_tokens,
         target_tokens=target,
-        min_preferred_tokens=min(100, target),
+        min_preferred_tokens=(
+            min(100, target) if config.min_preferred_tokens is None else config.min_preferred_tokens
+        ),
         overlap_tokens=config.overlap_tokens,
         max_overlap_tokens=max(50, config.overlap_tokens),
         semantic_mode=config.semantic,

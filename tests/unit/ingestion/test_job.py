@@ -29,6 +29,8 @@ def _config(tmp_path: Path, **changes: Any) -> IngestConfig:
         ({"include": "*.md"}, "'include' must be a list of strings"),
         ({"metadata": (("source", "x"),)}, "reserved key 'source'"),
         ({"format_overrides": (("*.txt",),)}, "(glob, format) pair"),
+        ({"min_preferred_tokens": -1}, "'min_preferred_tokens' must be an int >= 0"),
+        ({"min_preferred_tokens": 601}, "'min_preferred_tokens' (601) must not exceed"),
     ],
 )
 def test_bad_configuration_names_the_field(
@@ -51,6 +53,19 @@ def test_defaults_are_derived_and_metadata_is_sorted(tmp_path: Path) -> None:
     assert config.effective_target_tokens == 200
     assert config.metadata == (("acl", ("a",)), ("tenant", "acme"))
     assert config.manifest_path == tmp_path / "out" / "chunks.jsonl.manifest.sqlite"
+
+
+def test_min_preferred_tokens_reaches_the_chunker(tmp_path: Path) -> None:
+    from fastrag.ingestion._job_config import _chunker
+    from fastrag.tokenization import Utf8ByteTokenizer
+
+    def packed(**changes: Any) -> int:
+        chunker, _ = _chunker(_config(tmp_path, **changes), Utf8ByteTokenizer())
+        return int(chunker.packing.min_preferred_tokens)  # type: ignore[attr-defined]
+
+    assert packed(max_tokens=200, target_tokens=128) == 100
+    assert packed(max_tokens=120, target_tokens=80) == 80
+    assert packed(max_tokens=200, target_tokens=128, min_preferred_tokens=64) == 64
 
 
 def _result(tmp_path: Path, *states: str) -> IngestResult:
