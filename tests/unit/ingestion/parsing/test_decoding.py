@@ -36,12 +36,56 @@ def test_bom_is_stripped_and_recorded(bom: bytes, codec: str, label: str) -> Non
 
 
 def test_invalid_utf8_is_replaced_and_counted_with_the_first_offset() -> None:
-    decoded = decode_text(b"ok \xff then \xc3\x28 end", "bad.md")
-    assert decoded.text == "ok \ufffd then \ufffd( end"
+    # "né" is valid UTF-8, so the text is UTF-8 with damage, not legacy 8-bit text.
+    decoded = decode_text(b"n\xc3\xa9 \xff then \xc3\x28 end", "bad.md")
+    assert (decoded.text, decoded.encoding) == ("né \ufffd then \ufffd( end", "utf-8")
     assert decoded.diagnostics == (
         "undecodable: 2 byte(s) in 2 place(s) are not valid utf-8 and were replaced with "
-        "U+FFFD; the first at byte offset 3",
+        "U+FFFD; the first at byte offset 4",
     )
+
+
+# Changelog lines like those of Debian's ed and libxslt, which are ISO-8859-1 files.
+LATIN1_CHANGELOG = (
+    "\t* Reported by Sören Tempel. Thanks to Xosé Vázquez Pérez.\n"
+    "\t* Café, naïve, Œuvre – “quoted” 50 €.\n"
+).encode("cp1252")
+
+
+def test_undeclared_text_that_is_not_utf8_at_all_is_read_as_cp1252() -> None:
+    decoded = decode_text(LATIN1_CHANGELOG, "ChangeLog")
+    assert (decoded.text, decoded.encoding) == (LATIN1_CHANGELOG.decode("cp1252"), "cp1252")
+    assert decoded.diagnostics == (
+        "encoding: no charset declared and not UTF-8 (11 byte(s) above 0x7F, no UTF-8 "
+        "multi-byte sequence); decoded as cp1252 (windows-1252). If that is wrong, convert "
+        "the file to UTF-8",
+    )
+
+
+def test_cp1252_bytes_it_leaves_undefined_are_still_replaced_and_counted() -> None:
+    decoded = decode_text(b"caf\xe9 \x81 end", "x.txt")
+    assert (decoded.text, decoded.encoding) == ("café \ufffd end", "cp1252")
+    assert decoded.diagnostics[-1] == (
+        "undecodable: 1 byte(s) in 1 place(s) are not valid cp1252 and were replaced with "
+        "U+FFFD; the first at byte offset 5"
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        (b"caf\xe9 and caf\xc3\xa9", None),  # one valid UTF-8 sequence: UTF-8 with damage
+        (b"caf\xe9", "utf-8"),  # declared UTF-8 is believed
+        (codecs.BOM_UTF8 + b"caf\xe9", None),  # so is a BOM
+    ],
+)
+def test_legacy_fallback_only_without_declaration_and_any_utf8(
+    data: bytes, encoding: str | None
+) -> None:
+    decoded = decode_text(data, "x.txt", encoding=encoding)
+    assert decoded.encoding == "utf-8"
+    assert "caf\ufffd" in decoded.text
+    assert decoded.diagnostics[-1].startswith("undecodable: 1 byte(s)")
 
 
 def test_offsets_count_the_bom() -> None:

@@ -98,6 +98,24 @@ def test_bom_and_replacements_are_diagnosed(tmp_path: Path) -> None:
     )
 
 
+def test_legacy_8bit_text_is_read_as_cp1252_and_diagnosed(tmp_path: Path) -> None:
+    # GNU ed's ChangeLog as Debian ships it: ISO-8859-1, no charset anywhere.
+    data = (Path(__file__).parent / "data" / "ed_ChangeLog.latin1").read_bytes()
+    source = discovered(tmp_path, "ChangeLog", data)
+    (parsed,), _ = run(TextParser(), [source.to_document()])
+    content = parsed.content
+    assert parsed.metadata["encoding"] == "cp1252"
+    assert "\ufffd" not in content and len(content) == len(data)
+    assert "(Reported by Sören Tempel)." in content
+    assert "(Both reported by Xosé Vázquez Pérez)." in content
+    assert "Copyright (C) 1993 François Pinard" in content
+    assert parsed.metadata["parse_diagnostics"] == (
+        "encoding: no charset declared and not UTF-8 (6 byte(s) above 0x7F, no UTF-8 "
+        "multi-byte sequence); decoded as cp1252 (windows-1252). If that is wrong, convert "
+        "the file to UTF-8",
+    )
+
+
 def test_utf16_with_bom(tmp_path: Path) -> None:
     source = discovered(tmp_path, "w.txt", "\ufeffwide text".encode("utf-16-be"))
     (parsed,), _ = run(TextParser(), [source.to_document()])
@@ -130,6 +148,10 @@ def test_binary_tail_fails_at_parse(tmp_path: Path) -> None:
         (b'<meta charset="utf-16">caf\xc3\xa9', "utf-8", "café", "declared without a BOM"),
         (b'<meta charset="klingon">caf\xc3\xa9', "utf-8", "café", "unknown charset 'klingon'"),
         (b"\xef\xbb\xbf<meta charset=latin1>caf\xc3\xa9", "utf-8", "café", "bom: removed"),
+        # Nothing declared and no UTF-8 sequence at all: a legacy page, read as browsers do.
+        (b"<p>caf\xe9 cr\xe8me</p><p>caf\xe9", "cp1252", "caf\xe9", "decoded as cp1252"),
+        # Nothing declared, UTF-8 with one damaged byte: still UTF-8, the damage counted.
+        (b"<p>caf\xc3\xa9 \xff</p>caf\xc3\xa9", "utf-8", "café", "undecodable"),
     ],
 )
 def test_html_charset_from_bom_then_meta_then_utf8(

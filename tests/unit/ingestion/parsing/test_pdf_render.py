@@ -71,11 +71,44 @@ def kinds(content: str) -> list[tuple[str, str]]:
         "[label]: /not-a-definition",
         "[^1]: not a footnote",
         "<div>not html</div>",
+        "<!-- not a comment",
+        "```python not a fence",
+        "<script>not a script",
     ],
 )
 def test_paragraph_text_never_becomes_markdown_structure(text: str) -> None:
     rendered = render_markdown(layout((block(BlockKind.PARAGRAPH, 1, line(text)),)))
-    assert kinds(rendered.content) == [("paragraph", escape_start(escape_inline(text)))]
+    assert escape_start(text) != text
+    assert kinds(rendered.content) == [("paragraph", escape_start(text))]
+
+
+def test_paragraph_list_and_table_text_stays_literal() -> None:
+    """Only block starts and table pipes are escaped: inline syntax in a one-line
+    paragraph cannot change the blocks, and an escape would change the chunk text."""
+    literal = "The __NOGLOBS__ flag, struct ctx *dst, `x`, C:\\dir, ‘\\\\\\.’ & <b> [a](b) 2 * 3"
+    pages = (
+        (
+            block(BlockKind.PARAGRAPH, 1, line(literal)),
+            block(BlockKind.LIST_ITEM, 1, line("• " + literal), marker="•"),
+            block(BlockKind.LIST_ITEM, 1, line("• [x] not a task"), marker="•"),
+            block(BlockKind.TABLE, 1, line("a b"), line("*c* d"), line("e f"),
+                  rows=(("a_1_", "b"), ("*c*", "d|x"), ("e", "f"))),
+        ),
+    )  # fmt: skip
+    content = render_markdown(layout(*pages)).content
+    assert content == (
+        f"{literal}\n\n- {literal}\n\n- \\[x] not a task\n\n"
+        "| a_1_ | b |\n| --- | --- |\n| *c* | d\\|x |\n| e | f |\n"
+    )
+    assert [(kind, text) for kind, text in kinds(content) if text or kind == "table"] == [
+        ("paragraph", literal),
+        ("paragraph", literal),
+        ("paragraph", "\\[x] not a task"),
+        ("table", ""),
+        ("table_row", "| a_1_ | b |\n| --- | --- |"),
+        ("table_row", "| *c* | d\\|x |"),
+        ("table_row", "| e | f |"),
+    ]
 
 
 def test_inline_escapes_are_minimal() -> None:

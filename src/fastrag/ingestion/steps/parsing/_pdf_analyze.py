@@ -2,7 +2,9 @@
 
 1. Body size: the font size most characters are set in.
 2. Furniture (``_pdf_furniture``): running headers, footers, page numbers — dropped.
-3. Reading order per page (``_pdf_columns``) and rows per region (``_pdf_lines``).
+3. Reading order per page (``_pdf_columns``) and rows per region (``_pdf_lines``);
+   then the joints between rows the default gets wrong (``_pdf_joints``: compounds'
+   line-end hyphens, URLs cut at a row's end).
 4. Headings for the whole document (``_pdf_headings``): outline or fonts.
 5. Blocks per page (``_pdf_blocks``); a paragraph cut by a column or page break is
    marked as continuing the one before it.
@@ -20,6 +22,7 @@ from fastrag.ingestion.steps.parsing._pdf_columns import reading_order
 from fastrag.ingestion.steps.parsing._pdf_extract import Extraction
 from fastrag.ingestion.steps.parsing._pdf_furniture import find_furniture
 from fastrag.ingestion.steps.parsing._pdf_headings import detect_headings
+from fastrag.ingestion.steps.parsing._pdf_joints import decide_joints
 from fastrag.ingestion.steps.parsing._pdf_layout import (
     Block,
     BlockKind,
@@ -66,6 +69,7 @@ def analyze(extraction: Extraction, *, use_outline: bool = True) -> DocumentLayo
             span for index, span in enumerate(page.spans) if (page.number, index) not in furniture
         ]
         regions.append([region_lines(region) for region in reading_order(kept)])
+    decide_joints(regions)
     headings = detect_headings(regions, extraction.outline, body, use_outline=use_outline)
     pitches = line_pitches(regions)
     layouts: list[PageLayout] = []
@@ -93,7 +97,8 @@ def analyze(extraction: Extraction, *, use_outline: bool = True) -> DocumentLayo
 
 def _continues(previous: Block, block: Block) -> bool:
     """A paragraph (or list item) cut by a column or page break: its last row ends open
-    and the next region starts lowercase, or the last row ends in a soft hyphen."""
+    and the next region starts lowercase, or the last row ends in a soft hyphen or inside
+    a URL."""
     if block.kind is not BlockKind.PARAGRAPH:
         return False
     if previous.kind not in (BlockKind.PARAGRAPH, BlockKind.LIST_ITEM):
@@ -101,7 +106,7 @@ def _continues(previous: Block, block: Block) -> bool:
     last, first = previous.lines[-1], block.lines[0]
     if abs(last.size - first.size) > 0.15 * max(last.size, 1.0) or last.mono or first.mono:
         return False
-    if last.hyphenated:
+    if last.hyphenated or last.joint == "":  # a word or a URL cut at the break
         return True
     return bool(_OPEN_END.search(last.text)) and first.text[:1].islower()
 

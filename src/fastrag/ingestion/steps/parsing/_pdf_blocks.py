@@ -16,7 +16,8 @@ Runs of at least ``TABLE_ROWS`` rows of several separate cells form a table when
 cells stand in columns (pdfium reports each cell as its own text run in many
 generators; a table printed as one run per row stays text). A row ending in a dot
 leader (a table of contents) ends its block. Monospaced rows keep their indentation
-(from their x offsets); a lone monospaced term over its indented definition joins it.
+(from their x offsets); a lone monospaced term over its indented definition joins it,
+and a monospaced row far left of a code block starts a new block (the next term).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ __all__ = ["GAP", "block_page", "line_pitches"]
 GAP: Final = 1.15
 SIZE_CHANGE: Final = 0.15
 TABLE_ROWS: Final = 3
+TERM_INDENT: Final = 2.5
+"""Ems a definition sits right of its monospaced term (Texinfo ``@table``: about five)."""
 _BULLETS: Final = "•◦▪▫●○■□►▸▹‣⁃∙·➢➤✓✔❖◆◇♦"
 _BULLET = re.compile(rf"[{_BULLETS}]\s*")
 _DASH = re.compile(r"[-–—*]\s+")
@@ -151,13 +154,18 @@ def _continues(
         return False
     em = max(line.size, 1.0)
     if line.mono != last.mono:
-        # A lone monospaced term over its indented definition: one paragraph.
-        term = code and len(group.lines) == 1 and _WORDS.fullmatch(last.text) is not None
-        if term and line.box.x0 >= last.box.x0 + em:
+        # A lone monospaced term over its indented definition: one paragraph. A term of
+        # words needs an em of indentation; any other term (``${parameter:-word}``) the
+        # deeper indent of a definition list, beyond a paragraph's first-line indent.
+        indent = line.box.x0 - last.box.x0
+        term = code and len(group.lines) == 1 and not line.mono
+        if term and indent >= (em if _WORDS.fullmatch(last.text) else TERM_INDENT * em):
             group.kind = BlockKind.PARAGRAPH
             return True
         return False
-    if code or last.hyphenated:
+    if code and line.box.x0 < min(row.box.x0 for row in group.lines) - TERM_INDENT * em:
+        return False  # far left of the whole block: the next term of a definition list
+    if code or last.hyphenated or last.joint == "":  # a word or a URL cut at the row's end
         return True
     if group.kind is BlockKind.LIST_ITEM:
         # Hanging continuation lines, or any line while the item's sentence runs on.

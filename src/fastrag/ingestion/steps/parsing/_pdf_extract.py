@@ -34,16 +34,20 @@ __all__ = [
     "BOLD_NAME",
     "CLEAN_TEXT",
     "MONO_NAME",
+    "MONO_SHARE",
     "PDFIUM_LOCK",
     "SOFT_HYPHENS",
     "Extraction",
     "extract",
+    "is_mono_font",
+    "is_neutral_font",
 ]
 
 PDFIUM_LOCK: Final = threading.Lock()
 """Serializes every pdfium call in the process (pdfium keeps global state)."""
 
 _MAX_OBJECTS_SCANNED: Final = 10_000
+_MAX_FONT_NAMES: Final = 4096
 _FIXED_PITCH: Final = 1
 _FORCE_BOLD: Final = 1 << 18
 _ERRORS: Final = {
@@ -55,9 +59,30 @@ _ERRORS: Final = {
     6: "page not found or content error",
 }
 BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$", re.I)
+# Monospaced families by name, because pdfium sets the FixedPitch flag only when the
+# font descriptor does: TeX's Type 1 typewriter fonts (Computer Modern CMTT, its slanted
+# CMSLTT, italic CMITT, CMTEX; EC/cm-super SFTT/SFST/SFIT, ECTT/ECST/ECIT; Latin Modern
+# LMTT and LMMono*; txfonts TXTT; Courier as pcr) come without it. Matched after the
+# subset tag (``ABCDEF+``) is removed (see ``is_mono_font``); "Arial Unicode" is no code.
 MONO_NAME = re.compile(
-    r"mono|courier|typewriter|^cmtt|^sftt|^lmtt|consol|inconsolata|code|^tt\d|menlo", re.I
+    r"mono|courier|typewriter|consol|inconsolata|(?<!uni)code|menlo|cousine"
+    r"|^cm(?:sl|i|v)?tt|^cmtex|^(?:sf|ec)(?:tt|st|it)\d|^lm(?:tt|mono)|^txtt|^pcr[rbo]|^tt\d",
+    re.I,
 )
+# Math and symbol fonts say nothing about code-ness or boldness: TeX sets the minus of
+# ``[−]word``, a bullet or a variable in them inside typewriter, bold and body text alike.
+_NEUTRAL_NAME = re.compile(r"^(?:cmsy|cmmi|cmex|msam|msbm)\d|^symbol|math", re.I)
+_SUBSET_TAG: Final = re.compile(r"^[A-Z]{6}\+")
+MONO_SHARE: Final = 0.75
+"""A span is monospaced (code) when its first and last characters and at least this share
+of its sampled characters are set in monospaced fonts: a code line with a slanted
+placeholder is code; a prose line with an inline command, or a wrapped URL ending in the
+text's own ``, 1993.``, is not — whichever characters happen to be sampled."""
+_STYLE_SAMPLES: Final = 9
+"""Characters sampled per span for boldness and monospacing (evenly spaced from the first
+to the last; spaces and math-font symbols skipped)."""
+_RECOUNT_SAMPLES: Final = 40
+"""Characters sampled again when a first sample that is not unanimous says monospaced."""
 # Control characters pdfium may leave in text (U+0002 soft hyphens, U+0003, NUL, lone CR
 # of a drawn glyph) are dropped; tabs and form feeds become spaces; ligatures expand.
 CLEAN_TEXT = str.maketrans(
@@ -79,6 +104,22 @@ CLEAN_TEXT = str.maketrans(
     }
 )
 SOFT_HYPHENS: Final = ("\ufffe", "\xad", "\x02")
+_BLANKS: Final = (0x20, 0xA0, 0x0D, 0x0A)
+
+
+def _is_mono(votes: list[bool]) -> bool:
+    """The ``MONO_SHARE`` rule over a span's monospacing votes, first to last."""
+    return bool(votes) and votes[0] and votes[-1] and sum(votes) >= MONO_SHARE * len(votes)
+
+
+def is_mono_font(name: str) -> bool:
+    """Whether the font named ``name`` (a PDF BaseFont, maybe subset-tagged) is monospaced."""
+    return MONO_NAME.search(_SUBSET_TAG.sub("", name)) is not None
+
+
+def is_neutral_font(name: str) -> bool:
+    """Whether ``name`` is a math or symbol font, whose glyphs say nothing about style."""
+    return _NEUTRAL_NAME.search(_SUBSET_TAG.sub("", name)) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +222,8 @@ class _PageReader:
         self.rect = raw.FS_RECTF()
         self.flags = ctypes.c_int()
         self.name = ctypes.create_string_buffer(256)
+        self.kinds: dict[bytes, tuple[bool, bool, bool]] = {}
+        """Font name → (monospaced, math font, bold) by name; see ``_font_kind``."""
         self.page = (0.0, 0.0, 0.0, 0.0)
         """The current page's left, top, width and height in PDF space."""
 
@@ -302,12 +345,14 @@ class _PageReader:
     def _font(
         self, textpage: Any, units: _UnitMap, start: int, end: int
     ) -> tuple[float, bool, bool, float | None]:
-        """Size, boldness, monospacing and baseline from the first, middle and last
-        characters: the largest size (a leading footnote mark or a run of small capitals
-        is smaller than the text), the median baseline (a raised mark is outvoted)."""
+        """Size, boldness, monospacing and baseline of the span ``text[start:end]``.
+
+        Size and baseline come from the first, middle and last characters: the largest
+        size (a leading footnote mark or a run of small capitals is smaller than the
+        text), the median baseline (a raised mark is outvoted). Boldness and monospacing
+        are voted on by a sample of characters (``_styles``)."""
         raw = self.raw
         sizes: list[float] = []
-        bold = mono = True
         baselines: list[float] = []
         middle = (start + end - 1) // 2
         for position in dict.fromkeys((middle, start, end - 1)):
@@ -318,21 +363,72 @@ class _PageReader:
             if raw.FPDFText_GetMatrix(textpage, char, self.matrix):
                 size *= math.hypot(self.matrix.c, self.matrix.d)
             sizes.append(size)
-            length = int(raw.FPDFText_GetFontInfo(textpage, char, self.name, 256, self.flags))
-            name = self.name.value.decode("latin-1") if 0 < length <= 256 else ""
-            flags = self.flags.value
-            weight = int(raw.FPDFText_GetFontWeight(textpage, char))
-            bold = bold and (
-                weight >= 600 or bool(flags & _FORCE_BOLD) or bool(BOLD_NAME.search(name))
-            )
-            mono = mono and (bool(flags & _FIXED_PITCH) or bool(MONO_NAME.search(name)))
             if raw.FPDFText_GetCharOrigin(textpage, char, self.left, self.bottom):
                 baselines.append(self.bottom.value)
         if not sizes:
             return 0.0, False, False, None
         baselines.sort()
         baseline = baselines[len(baselines) // 2] if baselines else None
+        bold, mono = self._styles(textpage, units, start, end)
         return round(max(sizes), 2), bold, mono, baseline
+
+    def _styles(self, textpage: Any, units: _UnitMap, start: int, end: int) -> tuple[bool, bool]:
+        """Boldness and monospacing voted by up to ``_STYLE_SAMPLES`` characters spread
+        from the first to the last (spaces and math-font symbols do not vote): bold when
+        every voter is bold (at least two, unless only one could vote); monospaced as
+        ``MONO_SHARE`` says. The italic x ending "Computing powers of x" does not make a
+        bold heading regular, nor a bold word in a definition a whole row bold. A split
+        vote for monospacing is taken again with ``_RECOUNT_SAMPLES`` characters, so a
+        prose row between two inline commands is not code by the luck of the sample."""
+        bold, mono = self._votes(textpage, units, start, end, _STYLE_SAMPLES)
+        if _is_mono(mono) and not all(mono) and end - start > _STYLE_SAMPLES:
+            bold, mono = self._votes(textpage, units, start, end, _RECOUNT_SAMPLES)
+        is_bold = all(bold) and len(bold) >= min(2, end - start)
+        return is_bold, _is_mono(mono)
+
+    def _votes(
+        self, textpage: Any, units: _UnitMap, start: int, end: int, samples: int
+    ) -> tuple[list[bool], list[bool]]:
+        """(bold, monospaced) of up to ``samples`` characters from first to last; stops
+        early once neither can be true (the usual prose span: its first voter)."""
+        raw = self.raw
+        last = end - 1
+        samples = min(samples, end - start)
+        gaps = max(samples - 1, 1)
+        positions = dict.fromkeys(start + (k * (last - start)) // gaps for k in range(samples))
+        bold: list[bool] = []
+        mono: list[bool] = []
+        for position in positions:
+            char = int(raw.FPDFText_GetCharIndexFromTextIndex(textpage, units.unit(position)))
+            if char < 0 or raw.FPDFText_GetUnicode(textpage, char) in _BLANKS:
+                continue  # a space's font says nothing (TeX sets none; others use the text's)
+            fixed, neutral, bold_name = self._font_kind(textpage, char)
+            if neutral and not fixed:
+                continue
+            mono.append(fixed)
+            bold.append(
+                bold_name
+                or bool(self.flags.value & _FORCE_BOLD)
+                or int(raw.FPDFText_GetFontWeight(textpage, char)) >= 600
+            )
+            if not mono[0] and not bold[-1]:
+                break
+        return bold, mono
+
+    def _font_kind(self, textpage: Any, char: int) -> tuple[bool, bool, bool]:
+        """Whether character ``char``'s font is monospaced, a math font, bold by name
+        (names are judged once per run: a page has a few fonts and many characters);
+        the font's flags are left in ``self.flags``."""
+        length = int(self.raw.FPDFText_GetFontInfo(textpage, char, self.name, 256, self.flags))
+        name = self.name.value if 0 < length <= 256 else b""
+        kind = self.kinds.get(name)
+        if kind is None:
+            text = name.decode("latin-1")
+            kind = (is_mono_font(text), is_neutral_font(text), BOLD_NAME.search(text) is not None)
+            if len(self.kinds) < _MAX_FONT_NAMES:  # a hostile file may name endless fonts
+                self.kinds[name] = kind
+        fixed, neutral, bold = kind
+        return fixed or bool(self.flags.value & _FIXED_PITCH), neutral, bold
 
 
 class _UnitMap:

@@ -9,7 +9,9 @@ its entries are found; otherwise the fonts decide.
 *Layout*: the body size is the size most characters are set in. A row is a heading
 candidate when it is larger than body text (``SIZE_RATIO``) or wholly bold at body size,
 holds a few words with letters, is not monospaced, a table row or a caption; one to
-three consecutive candidate rows of one style form one heading. A style that sets too
+three consecutive candidate rows of one style (sizes within 10 %) form one heading. A
+numbered row ending in a page number beside other such rows is a table-of-contents
+entry, not a heading. A style that sets too
 much of the text is body text, not a heading style. A numbered heading's level is the
 depth its number states ("3.1.2" → 3); an unnumbered one takes its style's level (the
 depth its numbered headings state, else one below the nearest larger numbered style);
@@ -51,6 +53,9 @@ _NUMBERING = re.compile(
     re.I,
 )
 _NOT_WORD = re.compile(r"[\W_]+")
+_PAGE_NUMBER = re.compile(r"\D\s\d{1,4}$")
+_SIZE_SLACK: Final = 0.1
+"""Relative size difference still one heading style for a heading's further rows."""
 _DEPTH = re.compile(
     r"(?:(?:chapter|kapitel|part|teil)\s+(?:\d{1,3}|[IVXLC]+)\b|(?:appendix|anhang)\s+[A-Z]\b"
     r"|(?P<digits>\d{1,3}(?:\.\d{1,3})*)\.?(?=\s)|(?P<letter>[A-Z](?:\.\d{1,3})+)\.?(?=\s))",
@@ -231,7 +236,7 @@ def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
         count = 1
         while (
             row + count < len(lines)
-            and _candidate_style(lines[row + count], body) == style
+            and _same_style(_candidate_style(lines[row + count], body), style)
             and _close(lines[row + count - 1], lines[row + count])
             and not _NUMBERING.match(lines[row + count].text)
         ):
@@ -245,8 +250,14 @@ def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
             and following.text[:1].islower()
             and _close(lines[row + count - 1], following)
         )
+        toc = _toc_entry(lines, row, count)
         groups.append(
-            (row, count, style, count <= _MAX_LINES and chars <= _MAX_CHARS and not runs_on)
+            (
+                row,
+                count,
+                style,
+                count <= _MAX_LINES and chars <= _MAX_CHARS and not runs_on and not toc,
+            )
         )
         row += count
     stacked: set[int] = set()
@@ -258,6 +269,25 @@ def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
         (row, count, style, ok and index not in stacked)
         for index, (row, count, style, ok) in enumerate(groups)
     ]
+
+
+def _same_style(style: tuple[float, bool] | None, first: tuple[float, bool]) -> bool:
+    """A row continuing a heading: same boldness, size within ``_SIZE_SLACK`` (a cover
+    title set 33 pt then 30 pt to fit is still one title)."""
+    if style is None or style[1] != first[1]:
+        return False
+    return abs(style[0] - first[0]) <= _SIZE_SLACK * first[0]
+
+
+def _toc_entry(lines: Sequence[Line], row: int, count: int) -> bool:
+    """A table-of-contents entry set in a heading's style: numbered, ending in a page
+    number ("4 Efficient software implementation 7"), next to a row that also ends in a
+    number or a dot leader (a single heading like "3 Results for n = 8" stays)."""
+    text = " ".join(line.text for line in lines[row : row + count])
+    if not (_NUMBERING.match(text) and _PAGE_NUMBER.search(text)):
+        return False
+    neighbours = (lines[index] for index in (row - 1, row + count) if 0 <= index < len(lines))
+    return any(is_leader_row(line) or _PAGE_NUMBER.search(line.text) for line in neighbours)
 
 
 def _depth(text: str) -> int:

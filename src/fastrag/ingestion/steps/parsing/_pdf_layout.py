@@ -121,12 +121,17 @@ class Line:
     bold: bool
     mono: bool
     hyphenated: bool
+    """The row ended in a line-end hyphen (dropped from ``text``): its word continues."""
     cells: tuple[str, ...]
     """The row's spans (several when the row has wide gaps: a table row, a term and its
     definition)."""
     cell_boxes: tuple[Box, ...]
     baseline: float
     """The y of the row's baseline (of its longest span)."""
+    joint: str | None = None
+    """What joins this row to the next row of its text when the analysis decided it
+    (``_pdf_joints``: ``"-"`` keeps a compound's line-end hyphen, ``""`` continues a URL);
+    None leaves it to ``line_separator``'s default."""
 
     @property
     def x0(self) -> float:
@@ -205,7 +210,10 @@ def join_lines(lines: tuple[Line, ...]) -> str:
 
 
 def line_separator(line: Line) -> str:
-    """What goes between ``line`` and the next row of its block: nothing or one space."""
+    """What goes between ``line`` and the next row of its block: the analysed ``joint``,
+    else nothing after a line-end hyphen or a dash, else one space."""
+    if line.joint is not None:
+        return line.joint
     if line.hyphenated:
         return ""
     text = line.text

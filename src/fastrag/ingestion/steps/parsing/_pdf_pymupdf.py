@@ -11,7 +11,8 @@ origin, in content-stream order. Each MuPDF line becomes one or more ``Span``: a
 cut where its runs move to another row or leave a wide gap (the rule ``_group_rects``
 applies to pdfium's runs), so a table row or a term and its definition stay separate
 cells as they do with pypdfium2. Both readers clean text with the same table
-(``CLEAN_TEXT``) and read boldness and monospacing from the same font-name patterns.
+(``CLEAN_TEXT``) and read boldness and monospacing from the same font-name patterns
+(a row is monospaced by the same share rule, ``MONO_SHARE``).
 
 Hyphenation: pdfium marks a line-end hyphen after a letter as a soft hyphen (U+FFFE);
 MuPDF keeps the ``-``. The same rule is applied here (the hyphen is dropped and the span
@@ -36,9 +37,11 @@ from fastrag.exceptions import EncryptedDocumentError, ParsingError
 from fastrag.ingestion.steps.parsing._pdf_extract import (
     BOLD_NAME,
     CLEAN_TEXT,
-    MONO_NAME,
+    MONO_SHARE,
     SOFT_HYPHENS,
     Extraction,
+    is_mono_font,
+    is_neutral_font,
 )
 from fastrag.ingestion.steps.parsing._pdf_layout import Box, PageText, Span
 from fastrag.ingestion.steps.parsing._pdf_outline import MAX_OUTLINE_ENTRIES, OutlineEntry
@@ -224,7 +227,7 @@ def _span(
     )
     if hyphenated:
         raw = raw[:-1]
-    mono = all(_mono(span) for span in visible)
+    mono = _mono_run(visible)
     text = raw.translate(CLEAN_TEXT).strip()
     if not mono:  # MuPDF keeps runs of spaces pdfium writes as one; code keeps them
         text = " ".join(text.split())
@@ -261,7 +264,18 @@ def _bold(span: dict[str, Any]) -> bool:
 
 
 def _mono(span: dict[str, Any]) -> bool:
-    return bool(int(span["flags"]) & _MONO_FLAG) or bool(MONO_NAME.search(str(span["font"])))
+    return bool(int(span["flags"]) & _MONO_FLAG) or is_mono_font(str(span["font"]))
+
+
+def _mono_run(spans: list[dict[str, Any]]) -> bool:
+    """Monospaced like pdfium's spans (``MONO_SHARE``): the first and last MuPDF spans
+    that are not math symbols are monospaced, and so are that share of their characters."""
+    voters = [span for span in spans if _mono(span) or not is_neutral_font(str(span["font"]))]
+    if not voters or not (_mono(voters[0]) and _mono(voters[-1])):
+        return False
+    chars = sum(len(span["text"].strip()) for span in voters)
+    mono = sum(len(span["text"].strip()) for span in voters if _mono(span))
+    return mono >= MONO_SHARE * chars
 
 
 def _outline(document: Any, pages: int) -> tuple[OutlineEntry, ...]:

@@ -7,11 +7,16 @@ numbered list items (flat), fenced code keeping its indentation, GFM pipe tables
 are separated by a blank line.
 
 PDF text is not Markdown, so what Markdown would read as syntax is escaped — and only
-that, since the escapes stay visible in chunk text: a block-level marker at the start
-of a paragraph or list item (``#``, ``>``, ``-``, ``+``, ``*``, ``1.``, ``~~~``, a thematic
-break, a ``[label]:`` definition), and inline ``\\``, backticks, ``*``, ``_`` at word
-edges, ``<`` before a tag-like character, ``&`` before an entity-like name, ``](``; in
-table cells also ``|``.
+that, since every escape stays visible in chunk text (the Markdown normalizer keeps a
+paragraph's source, inline syntax and all, as its text) and breaks exact search for
+``__init__`` or ``*dst``. Paragraphs and list items are one line each, so inline syntax
+there (emphasis, code spans, links, inline HTML) can only change how a renderer shows
+the line, never the blocks: only a block-level marker at the start of a paragraph or list
+item is escaped (``#``, ``>``, ``-``, ``+``, ``*``, ``1.``, a fence, a thematic break, an
+HTML block start, a ``[label]:`` definition, a task box). Table cells escape ``|``.
+Headings are the exception: their text is the parsed title (it names the section), so
+they keep the inline escapes (``\\``, backticks, ``*``, ``_`` at word edges, ``<`` before
+a tag-like character, ``&`` before an entity-like name, ``](``).
 
 While writing, every rendered row records ``[start, end, page, x0, y0, x1, y1]``, and
 each page its ``[start, end, page]`` range: a page starts where the previous page's
@@ -48,7 +53,8 @@ _INLINE: Final = re.compile(
 _CELL: Final = re.compile(r"\|")
 _START: Final = re.compile(
     r"#{1,6}(?=[ \t]|$)|>|[-+*](?=[ \t]|$)|\d{1,9}(?=[.)](?:[ \t]|$))"
-    r"|[-*_](?=(?:[ \t]*[-*_]){2,}[ \t]*$)|~~~|\[(?=[^\]]*\]:)"
+    r"|[-*_](?=(?:[ \t]*[-*_]){2,}[ \t]*$)|~~~|```|<(?=[A-Za-z/!?])"
+    r"|\[(?=[^\]]*\]:)|\[(?=[ xX]\](?:[ \t]|$))"
 )
 _TRAILING_HASHES: Final = re.compile(r"(?<=\s)(#+)\s*$|^(#+)\s*$")
 _ORDERED: Final = re.compile(r"\d{1,9}[.)]")
@@ -65,12 +71,13 @@ class Rendered:
 
 
 def escape_inline(text: str) -> str:
-    """Backslash-escape the inline characters Markdown would read as syntax."""
+    """Backslash-escape the inline characters Markdown would read as syntax (headings
+    only: their parsed text is the section title)."""
     return _INLINE.sub(lambda match: "\\" + match.group(0), text)
 
 
 def escape_start(text: str) -> str:
-    """Escape a block-level marker at the start of an (already inline-escaped) block."""
+    """Escape a block-level marker at the start of a paragraph or list item's text."""
     match = _START.match(text)
     if match is None:
         return text
@@ -134,9 +141,10 @@ def render_markdown(layout: DocumentLayout) -> Rendered:
 
 
 def _rows(writer: _Writer, block: Block, lines: tuple[Line, ...], first_text: str) -> None:
-    """Write ``lines`` as running text; the first line's text is given (already prefixed)."""
+    """Write ``lines`` as running text, literally; the first line's text is given (with
+    its block-start escape)."""
     for index, line in enumerate(lines):
-        text = first_text if index == 0 else escape_inline(line.text)
+        text = first_text if index == 0 else line.text
         writer.row(text, line, block.page)
         if index + 1 < len(lines):
             writer.write(line_separator(line))
@@ -156,7 +164,7 @@ def _heading(writer: _Writer, block: Block) -> None:
 
 
 def _paragraph(writer: _Writer, block: Block) -> None:
-    first = escape_inline(block.lines[0].text)
+    first = block.lines[0].text
     _rows(writer, block, block.lines, first if block.continues else escape_start(first))
 
 
@@ -167,10 +175,10 @@ def _list_item(writer: _Writer, block: Block) -> None:
     if _ORDERED.fullmatch(marker):
         writer.write(marker + " ")
     elif any(char.isalnum() for char in marker):
-        writer.write("- " + escape_inline(marker) + " ")
+        writer.write("- " + marker + " ")
     else:
         writer.write("- ")
-    _rows(writer, block, block.lines, escape_start(escape_inline(rest)))
+    _rows(writer, block, block.lines, escape_start(rest))
 
 
 def code_indents(block: Block) -> list[int]:
@@ -207,7 +215,7 @@ def _table(writer: _Writer, block: Block) -> None:
     if no_header:
         writer.write("|" + " |" * columns + "\n|" + " --- |" * columns + "\n")
     for index, (row, line) in enumerate(zip(rows, block.lines, strict=True)):
-        cells = [_CELL.sub(r"\\|", escape_inline(cell)) for cell in row]
+        cells = [_CELL.sub(r"\\|", cell) for cell in row]
         cells += [""] * (columns - len(cells))
         writer.row("| " + " | ".join(cells) + " |", line, block.page)
         if index == 0 and not no_header:

@@ -42,14 +42,17 @@ class HtmlParser(Parser):
         )
 
 
-def declared_charset(data: bytes) -> tuple[str, tuple[str, ...]]:
-    """The codec a ``<meta>`` in the first 4 KB declares (else UTF-8), with a note on how.
+def declared_charset(data: bytes) -> tuple[str | None, tuple[str, ...]]:
+    """The codec a ``<meta>`` in the first 4 KB declares, with a note on how.
 
-    A BOM, checked by the decoder, still wins over whatever is returned here.
+    None when nothing is declared: the decoder then reads UTF-8, or windows-1252 for
+    8-bit text that is not UTF-8 at all (``decoding.LEGACY_ENCODING``, what browsers
+    assume for undeclared legacy pages). A BOM, checked by the decoder, still wins over
+    whatever is returned here.
     """
     match = _META_CHARSET.search(data[:META_SCAN_BYTES])
     if match is None:
-        return "utf-8", ()
+        return None, ()
     label = match.group(1).decode("ascii").lower()
     try:
         name = codecs.lookup(label).name

@@ -14,6 +14,9 @@ __all__ = ["TextParser"]
 class TextParser(Parser):
     """Decode UTF-8 (with or without BOM) or UTF-16 with a BOM; content format ``text``.
 
+    A file that is not UTF-8 at all (8-bit legacy text, no UTF-8 sequence anywhere) is
+    read as windows-1252 and says so in a diagnostic (see ``decoding``).
+
     The text is kept exactly as decoded — no line-ending or whitespace normalization — so
     every offset a chunk records points into it. Subclasses for other text formats only
     change ``content_format``.
@@ -22,7 +25,8 @@ class TextParser(Parser):
     content_format: ClassVar[ContentFormat] = ContentFormat.TEXT
 
     def parse(self, data: bytes, source: Document) -> Parsed:
-        """Decode ``data``, recording a stripped BOM and any replaced bytes."""
+        """Decode ``data``, recording a stripped BOM, an assumed legacy encoding and any
+        replaced bytes."""
         decoded = decode_text(data, source.source_id)
         return Parsed(
             decoded.text,

@@ -1,0 +1,178 @@
+"""Text fidelity of PdfParser on real PDFs: code examples, literal characters, hyphens, URLs.
+
+Each test pins an exact piece of a shared-corpus PDF as the default parser renders it,
+so a regression in font detection, escaping or line joining shows up as a diff.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import re
+
+import pypdfium2
+import pypdfium2.raw as pdfium_c
+import pytest
+
+from fastrag.ingestion.steps.parsing._pdf_analyze import analyze
+from fastrag.ingestion.steps.parsing._pdf_extract import extract, is_mono_font
+from fastrag.ingestion.steps.parsing._pdf_layout import BlockKind
+from tests.unit.ingestion.parsing._pdf_helpers import PDF, parsed
+
+_FENCE = re.compile(r"^```\n(.*?)\n```$", re.M | re.S)
+
+
+def code_lines(name: str) -> list[str]:
+    """Every line inside a fenced code block of the rendered ``name``."""
+    return [line for block in _FENCE.findall(parsed(name).content) for line in block.split("\n")]
+
+
+@pytest.mark.parametrize(
+    ("font", "mono"),
+    [
+        ("CMTT10", True),
+        ("CMSLTT10", True),  # Texinfo's @var inside @example
+        ("CMITT10", True),
+        ("CMTEX10", True),
+        ("ABCDEF+CMTT9", True),  # a subset tag before the name
+        ("QWERTY+LMMonoSlant10-Regular", True),
+        ("SFTT1000", True),
+        ("Courier-Bold", True),
+        ("DejaVuSansMono", True),
+        ("CMR10", False),
+        ("CMSL10", False),
+        ("CMMI9", False),
+        ("ABCDEF+Times-Roman", False),
+        ("ArialUnicodeMS", False),
+    ],
+)
+def test_monospaced_fonts_are_known_by_name(font: str, mono: bool) -> None:
+    assert is_mono_font(font) is mono
+
+
+def one_page_pdf(*runs: tuple[str, float, float, float, str]) -> bytes:
+    """A page of text runs ``(standard font, size, x, y, text)``, written by pdfium."""
+    document = pypdfium2.PdfDocument.new()
+    try:
+        page = document.new_page(400, 300)
+        for font, size, x, y, text in runs:
+            run = pdfium_c.FPDFPageObj_NewTextObj(document.raw, font.encode(), ctypes.c_float(size))
+            wide = ctypes.create_string_buffer((text + "\0").encode("utf-16-le"))
+            pdfium_c.FPDFText_SetText(run, ctypes.cast(wide, ctypes.POINTER(pdfium_c.FPDF_WCHAR)))
+            pdfium_c.FPDFPageObj_Transform(run, 1, 0, 0, 1, x, y)
+            pdfium_c.FPDFPage_InsertObject(page.raw, run)
+        pdfium_c.FPDFPage_GenerateContent(page.raw)
+        buffer = io.BytesIO()
+        document.save(buffer)
+        return buffer.getvalue()
+    finally:
+        document.close()
+
+
+def test_math_symbols_neither_make_a_row_regular_nor_make_code_prose() -> None:
+    data = one_page_pdf(
+        ("Helvetica-Bold", 12, 40, 250, "Computing powers of "),
+        ("Symbol", 12, 161, 250, "\u03c7"),  # a heading ending in a math variable
+        ("Courier", 10, 40, 220, "${parameter:"),
+        ("Symbol", 10, 112, 220, "\u2212"),  # TeX's minus inside typewriter text
+        ("Courier", 10, 117.5, 220, "word}"),
+        ("Courier", 10, 40, 200, "SIGTTOU, SIGTSTP"),  # inline code ending a prose row
+        ("Helvetica", 10, 136, 200, " and others."),
+    )
+    spans = (
+        extract(data, name="g.pdf", password=None, max_pages=1, max_characters=1000).pages[0].spans
+    )
+    assert [(span.text, span.bold, span.mono) for span in spans] == [
+        ("Computing powers of \u03c7", True, False),
+        ("${parameter:\u2212word}", False, True),
+        ("SIGTTOU, SIGTSTP and others.", False, False),
+    ]
+
+
+def test_texinfo_examples_with_slanted_typewriter_placeholders_are_one_code_block() -> None:
+    # bashref sets these examples in CMTT10 with CMSLTT10 placeholders, and pdfium sets
+    # no FixedPitch flag for either font.
+    content = parsed("bashref.pdf").content
+    assert (
+        "```\nif test-commands; then\n  consequent-commands;\n[elif more-test-commands; then\n"
+        "  more-consequents;]\n[else alternate-consequents;]\nfi\n```"
+    ) in content
+    assert "```\nuntil test-commands; do consequent-commands; done\n```" in content
+    assert "```\nwhile test-commands; do consequent-commands; done\n```" in content
+
+
+def test_a_monospaced_term_stays_with_its_indented_definition() -> None:
+    content = parsed("bashref.pdf").content
+    assert (
+        "\n\n${parameter:−word} If parameter is unset or null, the expansion of word is "
+        "substituted. Otherwise, the value of parameter is substituted.\n\n"
+    ) in content
+    assert "\n\nforward-char (C-f) Move forward a character.\n\n" in content
+    # the example under the term is code of its own; the next term starts a new block
+    assert "```\n$ v=123\n$ echo ${v-unset}\n123\n```\n\n${parameter:=word} If" in content
+
+
+def test_prose_rows_with_inline_code_are_not_code() -> None:
+    # Rows such as "SIGTTOU, and SIGTSTP." or "ignoreboth." are mostly typewriter but end
+    # in the text font: prose, however the characters are sampled.
+    lines = code_lines("bashref.pdf")
+    assert not [line for line in lines if line.endswith(("SIGTSTP.", "ignoreboth.", "REPLY."))]
+    assert len(lines) == 626
+
+
+def test_paragraph_text_is_literal_not_markdown_escaped() -> None:
+    content = parsed("bashref.pdf").content
+    assert "the backslash quoted (e.g., ‘\\\\\\.’), which will not match" in content
+    assert "the expansions of ${!prefix*} and ${!name[@]} described below" in content
+    assert "Once installed using complete, _comp_cd will be called" in content
+    # Left: the two index entries for the ‘*’ special parameter, which start a block.
+    assert content.count("\\*") == 2
+
+
+def test_a_compounds_line_end_hyphen_is_kept_when_the_document_votes_for_it() -> None:
+    content = parsed("federal-register-2020-17221.pdf").content
+    assert "FAAapproved" not in content and "nonnormal" not in content
+    assert content.count("FAA-approved") == 11
+    assert content.count("non-normal") == 9
+    # inside an e-mail address the hyphen is never a soft one
+    assert "email: Techsupport@pilatus-aircraft.com; internet:" in content
+    assert "“camera-ready” copy" in parsed("acmart-sample-sigconf.pdf").content
+    assert "shell-backward-word" in parsed("bashref.pdf").content
+
+
+def test_a_capitalized_word_after_a_line_end_hyphen_keeps_it() -> None:
+    content = parsed("GeoTopo-komprimiert.pdf").content
+    assert "in A5 (Schwarz-Weiß, Ringbindung)" in content
+    # ordinary hyphenation still joins: no other line-end hyphen survives in GeoTopo
+    assert "Zusammenhangskomponenten" in content and "Widerspruchsbeweisen" in content
+
+
+def test_a_url_cut_at_the_line_end_joins_without_a_space() -> None:
+    federal = parsed("federal-register-2020-17221.pdf").content
+    assert "https:// " not in federal
+    assert federal.count("on the internet at https://www.regulations.gov by search") == 3
+    acmart = parsed("acmart-sample-sigconf.pdf").content
+    assert "https://www.acm.org/publications/class-2012 — is a" in acmart
+    assert "https://doi.org/10.1145/1188913.1188915" in acmart
+    assert "https://www.R-project.org/" in acmart
+    bashref = parsed("bashref.pdf").content
+    assert "(http://www.unix.org/version2/whatsnew/lfs20mar.html)" in bashref
+
+
+def test_toc_entries_in_a_heading_style_and_a_two_size_cover_title() -> None:
+    back_cover = "# Row and Column Access Control Support in IBM DB2 for i\n"
+    assert back_cover in parsed("redp5110_sampled.pdf").content
+    # Layout headings of bashref (outline hidden): its table of contents sets the
+    # appendix entries bold, like headings, but they end in page numbers.
+    name = "bashref.pdf"
+    extraction = extract(
+        (PDF / name).read_bytes(), name=name, password=None, max_pages=500, max_characters=10**7
+    )
+    headings = [
+        block.text
+        for page in analyze(extraction, use_outline=False).pages
+        for block in page.blocks
+        if block.kind is BlockKind.HEADING
+    ]
+    assert not [text for text in headings if re.search(r"\D \d{1,3}$", text)]
+    assert "Appendix C GNU Free Documentation License" in headings
