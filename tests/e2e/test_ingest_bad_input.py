@@ -140,8 +140,10 @@ CASES = (
          _write("garbage.md", _garbage())),
     Case("binary after the sniffed head", "late.md", "failed", "looks binary",
          _write("late.md", b"# Late\n\n" + b"text " * 2000 + b"\x00\x01\x02")),
-    Case("invalid UTF-8", "latin.md", "chunked", "undecodable",
+    Case("legacy 8-bit text (no UTF-8 at all)", "latin.md", "chunked", "decoded as cp1252",
          _write("latin.md", b"# Caf\xe9\n\nCaf\xe9 au lait, cr\xe8me br\xfbl\xe9e.\n")),
+    Case("damaged UTF-8", "damaged.md", "chunked", "undecodable",
+         _write("damaged.md", b"# Caf\xc3\xa9\n\nCaf\xc3\xa9 au lait \xff.\n")),
     Case("a .pdf that is really HTML", "page.pdf", "chunked", "",
          _write("page.pdf", b"<!DOCTYPE html><html><body><h1>Not a PDF</h1>"
                 b"<p>An HTML page saved as .pdf.</p></body></html>"), "html"),

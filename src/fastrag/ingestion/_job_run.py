@@ -45,9 +45,9 @@ __all__ = ["DocumentOutcome", "run_share"]
 _SHOWN_NORMALIZATION_NOTES: Final = 5
 """Normalization diagnostics named in a chunked file's reason; the rest are counted."""
 
-_LOSSY_NOTES: Final = ("undecodable",)
-"""Parse diagnostics that mean the text differs from the bytes: a chunked file's reason
-lists them (every diagnostic is in each record's ``metadata.parse_diagnostics``)."""
+_LOSSY_NOTES: Final = ("undecodable", "encoding:")
+"""Parse diagnostics that mean the text differs from the bytes, or may (an assumed legacy
+encoding): a chunked file's reason lists them (every diagnostic is in each record's ``metadata.parse_diagnostics``)."""
 
 _RUN_POLICY: Final = Policy(on_failure="skip", concurrency=1)
 """Skip a bad file (``ItemFailed``) and go on; one item at a time keeps events in order."""
