@@ -47,7 +47,8 @@ _SHOWN_NORMALIZATION_NOTES: Final = 5
 
 _LOSSY_NOTES: Final = ("undecodable", "encoding:")
 """Parse diagnostics that mean the text differs from the bytes, or may (an assumed legacy
-encoding): a chunked file's reason lists them (every diagnostic is in each record's ``metadata.parse_diagnostics``)."""
+encoding): a chunked file's reason lists them (every diagnostic is in each record's
+``metadata.parse_diagnostics``)."""
 
 _RUN_POLICY: Final = Policy(on_failure="skip", concurrency=1)
 """Skip a bad file (``ItemFailed``) and go on; one item at a time keeps events in order."""
