@@ -17,6 +17,11 @@ for the whole engine (normalize + pack) is <= 2.5x, DESIGN.md's goal 1.6x.
 top functions by cumulative and internal time. ``--gc-off`` disables the cyclic garbage
 collector around each engine pass (not the floor), to show how much of a stage's time
 is the collector walking the live trees rather than the engine's own work.
+``--memory MB`` instead measures peak memory on one Markdown document of about MB
+megabytes (the corpus concatenated): the resident-set high-water mark of normalize and
+of normalize + pack (reset through ``/proc/self/clear_refs``) minus the RSS before,
+then, in a second pass under ``tracemalloc``, what each stage holds, all over the input
+size; the chunks are kept, as ``pack`` returns them.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import gc
 import pstats
 import statistics
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -166,6 +172,76 @@ def _stages(name: str, chunker: StructureAwareChunker, rounds: int) -> None:
     )
 
 
+def _big_markdown(megabytes: float) -> Document:
+    """One Markdown document of about ``megabytes`` MB: the corpus joined (repeated)."""
+    text = "\n\n".join(document.content for document in _load("md"))
+    while len(text.encode("utf-8")) < megabytes * 1e6:
+        text = f"{text}\n\n{text}"
+    text = text[: int(megabytes * 1e6)]
+    text = text[: text.rfind("\n\n")]
+    return Document("big.md", "bench", text, {"content_format": "markdown"})
+
+
+def _rss(field: str) -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/self/status has no {field} line (Linux only)")
+
+
+def _memory(chunker: StructureAwareChunker, megabytes: float) -> None:
+    """Peak memory of normalize and pack over the input size (RSS, then tracemalloc)."""
+    document = _big_markdown(megabytes)
+    size = len(document.content.encode("utf-8"))
+    warm = Document("warm.md", "bench", document.content[:20_000], document.metadata)
+    pack(chunker.normalizers.normalize(warm), chunker.tokenizer, chunker.packing)
+    gc.collect()
+    before = _rss("VmRSS:")
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+        refs.write("5")  # resets VmHWM, the high-water mark
+    tree = chunker.normalizers.normalize(document)
+    normalized = _rss("VmHWM:")
+    pieces = pack(tree, chunker.tokenizer, chunker.packing)
+    packed = _rss("VmHWM:")
+    print(
+        f"md, one {size / 1e6:.1f} MB document, {len(pieces)} chunks | RSS high-water over "
+        f"the input: normalize {(normalized - before) / size:.2f}x, normalize + pack "
+        f"{(packed - before) / size:.2f}x"
+    )
+    del tree, pieces
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    held: list[str] = []
+
+    def note(label: str) -> None:
+        gc.collect()
+        current, peak = tracemalloc.get_traced_memory()
+        held.append(f"{label} {(current - base) / size:.2f}x (peak {(peak - base) / size:.2f}x)")
+
+    tree = chunker.normalizers.normalize(document)
+    note("tree")
+    layout = build_layout(tree, chunker.packing)
+    note("+ layout")
+    costs = Costs(layout, chunker.tokenizer, chunker.packing)
+    note("+ costs")
+    refiner = Refiner(costs)
+    plans = Planner(costs, refiner).plan()
+    if hasattr(costs, "planned"):  # absent before 2026-11-29 (A/B runs on older trees)
+        costs.planned()
+    note("+ plans")
+    chunks = tuple(Finisher(costs, refiner, Renderer(costs, "bench")).finish(iter(plans)))
+    note("+ chunks")
+    del layout, costs, refiner, plans, chunks
+    note("tree alone")
+    tracemalloc.reset_peak()
+    pieces = pack(tree, chunker.tokenizer, chunker.packing)  # as the engine runs: its peak
+    note("tree + pack() chunks")
+    tracemalloc.stop()
+    print(f"  tracemalloc, held after each stage ({len(pieces)} chunks): " + "; ".join(held))
+
+
 def _profile(name: str, chunker: StructureAwareChunker) -> None:
     documents = _load(name)
     profiler = cProfile.Profile()
@@ -190,8 +266,18 @@ def main() -> None:
     parser.add_argument(
         "--gc-off", action="store_true", help="disable the cyclic GC around each engine pass"
     )
+    parser.add_argument(
+        "--memory",
+        type=float,
+        default=None,
+        metavar="MB",
+        help="peak memory on one Markdown document of about MB megabytes instead",
+    )
     args = parser.parse_args()
     chunker = StructureAwareChunker(max_tokens=args.max_tokens, target_tokens=args.target_tokens)
+    if args.memory is not None:
+        _memory(chunker, args.memory)
+        return
     if args.profile is not None:
         _profile(args.profile, chunker)
         return

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from enum import IntEnum
 from itertools import groupby
 from operator import attrgetter
 from typing import Final
@@ -32,19 +31,31 @@ from fastrag.normalization.model import CoverageUnit, NormalizedNode
 __all__ = ["RETAINED", "Display", "Run", "RunKind", "block_display"]
 
 
-class RunKind(IntEnum):
-    """Where the characters of one display run come from."""
+class RunKind:
+    """Where the characters of one display run come from: plain ``int`` constants.
 
-    SOURCE = 0
+    Not an ``IntEnum``: an enum member is an object the cyclic garbage collector tracks,
+    so every run tuple holding one stayed tracked for good and every full collection
+    walked all of a document's runs (hundreds of thousands on HTML). A tuple of plain
+    ints is untracked at the first collection it survives. Looking a constant up is
+    also several times cheaper than an enum member. The renderer indexes a table by
+    these values and treats ``<= RENDERED`` as retained: keep the retained kinds first
+    and the values dense.
+    """
+
+    SOURCE: Final = 0
     """Retained source, shown verbatim."""
-    RENDERED = 1
+    RENDERED: Final = 1
     """Retained source shown differently (an entity decoded, whitespace collapsed)."""
-    GAP = 2
+    GAP: Final = 2
     """Whitespace-only excluded source between two units, copied verbatim."""
-    INSERTED = 3
+    INSERTED: Final = 3
     """Whitespace the display adds (no source)."""
-    LABEL = 4
+    LABEL: Final = 4
     """Non-whitespace the display adds, e.g. an HTML list bullet (no source)."""
+
+    ALL: Final = (0, 1, 2, 3, 4)
+    """Every kind, in value order."""
 
 
 Run = tuple[int, int, int, int, int]
@@ -59,6 +70,7 @@ _SPACE: Final = re.compile(r"\s")
 _TIGHT_KINDS: Final = frozenset({"table", "list"})
 _TABLE_ROW: Final = "table_row"
 _DISPLAY_START: Final = attrgetter("display_start")
+_NODE_ID: Final = attrgetter("node_id")
 
 
 def block_display(
@@ -75,12 +87,17 @@ def block_display(
     """
     first = units[0]
     joiner = "\n" if kind in _TIGHT_KINDS else "\n\n"
-    if not serialized or not any(unit.node_id in serialized for unit in units):
+    if not serialized or serialized.isdisjoint(map(_NODE_ID, units)):
         if len(units) == 1:
             span = first.span
             length = span.end - span.start
+            # A leaf node's text is usually this very slice: share it, don't copy it
+            # (memory: block texts are the layout's largest part on Markdown).
+            own = nodes[first.node_id].text
+            if len(own) != length or not content.startswith(own, span.start):
+                own = content[span.start : span.end]
             return (
-                content[span.start : span.end],
+                own,
                 ((0, length, span.start, span.end, RunKind.SOURCE),),
                 ((0, length, first.node_id),),
             )
@@ -157,6 +174,151 @@ def _serialized(
     node: NormalizedNode, units: Sequence[CoverageUnit], content: str
 ) -> Display | None:
     """The node's readable text with checked runs; None when its map cannot be trusted."""
+    if len(units) == 1:
+        span = units[0].span
+        shown = _single(node, span.start, span.end, content)
+        if shown is not None:
+            return shown
+    return _general(node, units, content)
+
+
+def _single(node: NormalizedNode, low: int, high: int, content: str) -> Display | None:
+    """``_general`` for a node of one unit ``[low, high)`` whose map is in source order.
+
+    The common HTML case (a paragraph is one unit; its map segments are the text between
+    inline tags, in source order; each tag is a hole in the unit's source between two
+    runs). This builds the runs and fills the holes in one pass, exactly as ``_absorb``
+    would: a hole goes to the retained run ending where it starts (a verbatim run gives
+    up its last character to a rendered run that takes the hole); only a hole at the
+    unit's start goes to the run starting where it ends, after all the others. No sort,
+    no dictionary, no second walk. ``None`` hands anything else to the general path:
+    a retained run that is empty, outside the unit or before the previous one; no
+    retained run at all; a segment ``_general`` would reject.
+    """
+    text = node.text
+    size = len(text)
+    segments = node.serialization
+    starts = list(map(_DISPLAY_START, segments))
+    if starts != sorted(starts):
+        return None
+    spans = ((low, high),)
+    out: list[Run] = []
+    position = 0
+    covered = low
+    # Indices in ``out`` of the last retained run (a hole after it may still reach it)
+    # and of the first one.
+    held = first = -1
+    source, startswith = RunKind.SOURCE, content.startswith
+    for segment in segments:
+        d0, d1 = segment.display_start, segment.display_end
+        s0, s1 = segment.source_start, segment.source_end
+        if d0 < position or d1 > size or s0 < low or s1 > high:
+            return None
+        if d0 > position:
+            out.append(_inserted(text, position, d0))
+        position = d1
+        if d1 - d0 == s1 - s0 and startswith(text[d0:d1], s0):
+            # the common case, inlined: one verbatim run
+            if d1 == d0 or s0 < covered:
+                return None
+            if held < 0:
+                first = len(out)
+            elif s0 > covered:
+                _fill(out, held, s0)
+            held = len(out)
+            out.append((d0, d1, s0, s1, source))
+            covered = s1
+            continue
+        for run in _single_segment_runs(text, content, d0, d1, s0, s1, spans):
+            r0, r1, r2, r3, kind = run
+            if kind != source and kind != RunKind.RENDERED:
+                out.append(run)
+                continue
+            if r1 <= r0 or r3 <= r2 or r2 < covered or r3 > high:
+                return None
+            if held < 0:
+                first = len(out)
+            elif r2 > covered:
+                _fill(out, held, r2)
+            held = len(out)
+            out.append(run)
+            covered = r3
+    if position < size:
+        out.append(_inserted(text, position, size))
+    if held < 0:
+        return None
+    slot = (out[first][0], out[held][1], node.node_id)
+    if covered < high:
+        _fill(out, held, high)
+    if out[first][2] > low:
+        _fill_start(out, first, low)
+    return text, tuple(out), (slot,)
+
+
+def _single_segment_runs(
+    text: str, content: str, d0: int, d1: int, s0: int, s1: int, spans: Sequence[tuple[int, int]]
+) -> list[Run]:
+    """``_segment_runs`` for a segment inside a node's only unit (no clipping to do).
+
+    Its two common cases directly: collapsed spaces (lengths differ: one rendered run)
+    and line breaks shown as spaces (same length: verbatim stretches between rendered
+    runs of the breaks, found with ``str.find`` instead of two regex scans and a sort).
+    """
+    if d1 - d0 != s1 - s0:
+        if d1 > d0 and s1 > s0:
+            return [(d0, d1, s0, s1, RunKind.RENDERED)]
+        return _segment_runs(text, content, d0, d1, s0, s1, spans)
+    original = content[s0:s1]
+    if text[d0:d1] != original.replace("\n", " "):
+        return _segment_runs(text, content, d0, d1, s0, s1, spans)
+    runs: list[Run] = []
+    cursor = 0
+    find = original.find
+    found = find("\n")
+    while found >= 0:
+        last = found + 1
+        while last < len(original) and original[last] == "\n":
+            last += 1
+        if found > cursor:
+            runs.append((d0 + cursor, d0 + found, s0 + cursor, s0 + found, RunKind.SOURCE))
+        runs.append((d0 + found, d0 + last, s0 + found, s0 + last, RunKind.RENDERED))
+        cursor = last
+        found = find("\n", last)
+    if cursor < len(original):
+        runs.append((d0 + cursor, d1, s0 + cursor, s1, RunKind.SOURCE))
+    return runs
+
+
+def _fill(out: list[Run], index: int, hole_end: int) -> None:
+    """Give the hole from the end of retained run ``out[index]`` to ``hole_end`` to it."""
+    d0, d1, s0, s1, kind = out[index]
+    if kind == RunKind.RENDERED:
+        out[index] = (d0, d1, s0, hole_end, kind)
+    elif d1 - 1 > d0:
+        out[index : index + 1] = [
+            (d0, d1 - 1, s0, s1 - 1, kind),
+            (d1 - 1, d1, s1 - 1, hole_end, RunKind.RENDERED),
+        ]
+    else:
+        out[index] = (d0, d1, s0, hole_end, RunKind.RENDERED)
+
+
+def _fill_start(out: list[Run], index: int, low: int) -> None:
+    """Give the hole from ``low`` to the start of retained run ``out[index]`` to it."""
+    d0, d1, s0, s1, kind = out[index]
+    if kind == RunKind.RENDERED:
+        out[index] = (d0, d1, low, s1, kind)
+    elif d1 > d0 + 1:
+        out[index : index + 1] = [
+            (d0, d0 + 1, low, s0 + 1, RunKind.RENDERED),
+            (d0 + 1, d1, s0 + 1, s1, kind),
+        ]
+    else:
+        out[index] = (d0, d1, low, s1, RunKind.RENDERED)
+
+
+def _general(node: NormalizedNode, units: Sequence[CoverageUnit], content: str) -> Display | None:
+    """Any node: runs per segment (clipped to the units), holes filled by ``_absorb``."""
     text = node.text
     size = len(text)
     spans = [(unit.span.start, unit.span.end) for unit in units]

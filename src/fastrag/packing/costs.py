@@ -227,6 +227,15 @@ class Costs:
             cost = self._start[key] = self._start_cost(block, start, end)
         return cost
 
+    def planned(self) -> None:
+        """Planning is over: drop the memo of chunk-start costs.
+
+        The planner asks for the same starts again and again; the finisher only for the
+        few chunks it repairs. The memo (a key tuple per atom considered) is about a
+        third of the input size on large documents: not worth keeping through finishing.
+        """
+        self._start.clear()
+
     def _start_cost(self, block: int, start: int, end: int) -> int:
         section = self.layout.blocks[block].section
         prefix = self.prefix(section, self.heading_displayed(block, start, end))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 from fastrag.normalization.model import NormalizedDocument
@@ -31,6 +31,7 @@ from fastrag.packing.config import PackingConfig
 from fastrag.packing.costs import Costs
 from fastrag.packing.finish import Finisher
 from fastrag.packing.leaves import build_layout
+from fastrag.packing.merge import Plan
 from fastrag.packing.planner import Planner
 from fastrag.packing.refine import Refiner
 from fastrag.packing.render import Renderer
@@ -84,5 +85,18 @@ def pack(
     costs = Costs(layout, tokenizer, config)
     refiner = Refiner(costs)
     plans = Planner(costs, refiner).plan()
+    costs.planned()
     finisher = Finisher(costs, refiner, Renderer(costs, identity))
-    return tuple(finisher.finish(plans))
+    return tuple(finisher.finish(_drained(plans)))
+
+
+def _drained(plans: list[Plan]) -> Iterator[Plan]:
+    """The plans in order, each let go of once it is handed out.
+
+    Peak memory: the finished chunks pile up while the plans are rendered, so plans
+    already rendered should not stay alive beside them (about 1x the input on large
+    Markdown documents).
+    """
+    plans.reverse()
+    while plans:
+        yield plans.pop()

@@ -14,7 +14,7 @@ numbers, ``preserve_and_flag`` emits the piece with ``overflow=True``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -46,7 +46,7 @@ class Finisher:
         """``embedding_prefix`` by (heading ids, displayed heading ids): within one
         document the ids determine the titles, and most chunks share a few paths."""
 
-    def finish(self, plans: Sequence[Plan]) -> Iterator[Chunk]:
+    def finish(self, plans: Iterable[Plan]) -> Iterator[Chunk]:
         previous: Sequence[Atom] = ()
         for plan in plans:
             for atoms, (content, metadata, count), overflow in self._emit(plan, previous):

@@ -202,43 +202,50 @@ def build_layout(
     behaviours: dict[str, Behaviour] = {}
     blocks: list[Block] = []
     previous_end = -1
+    section_index = builder.section
+    source = RunKind.SOURCE
     for index, (block_id, units) in enumerate(groups):
         node = nodes[block_id]
-        text, runs, slots = block_display(content, nodes, serialized, units, node.kind)
+        kind = node.kind
+        text, runs, slots = block_display(content, nodes, serialized, units, kind)
         start, end = units[0].span.start, units[-1].span.end
         gap, verbatim = "", True
         if previous_end >= 0:
             gap = content[previous_end:start]
             if gap and not gap.isspace():
                 gap, verbatim = BLOCK_SEPARATOR, False
+        behaviour = behaviours.get(kind)
+        if behaviour is None:
+            behaviour = behaviours[kind] = behaviour_for(
+                kind,
+                code=config.preserve_code_blocks,
+                table=config.preserve_table_rows,
+                lists=config.preserve_list_hierarchy,
+            )
+        if len(runs) == 1 and runs[0][4] == source:
+            # One verbatim run (most Markdown and text blocks): its text is the run.
+            # ``isspace`` holds exactly where ``strip`` leaves nothing, without a copy.
+            pure, blank = True, not text or text.isspace()
+        else:
+            pure = all(run[4] in _VERBATIM for run in runs)
+            blank = not any(text[r[0] : r[1]].strip() for r in runs if r[4] in RETAINED)
         blocks.append(
             Block(
-                number=index,
-                node_id=block_id,
-                kind=node.kind,
-                behaviour=behaviours.get(node.kind)
-                or behaviours.setdefault(
-                    node.kind,
-                    behaviour_for(
-                        node.kind,
-                        code=config.preserve_code_blocks,
-                        table=config.preserve_table_rows,
-                        lists=config.preserve_list_hierarchy,
-                    ),
-                ),
-                section=builder.section(block_id),
-                text=text,
-                runs=runs,
-                slots=slots,
-                start=start,
-                end=end,
-                gap=gap,
-                gap_verbatim=verbatim,
-                pure=all(run[4] in _VERBATIM for run in runs),
-                blank=not any(text[r[0] : r[1]].strip() for r in runs if r[4] in RETAINED),
-                refined=_refined(refinements, block_id, text, content, start, end)
-                if refinements
-                else (),
+                index,
+                block_id,
+                kind,
+                behaviour,
+                section_index(block_id),
+                text,
+                runs,
+                slots,
+                start,
+                end,
+                gap,
+                verbatim,
+                pure,
+                blank,
+                _refined(refinements, block_id, text, content, start, end) if refinements else (),
             )
         )
         previous_end = end

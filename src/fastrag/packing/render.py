@@ -13,10 +13,10 @@ is repeated as a ``separator``.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from operator import itemgetter
 from typing import Any, Final
 
 from fastrag.packing.contract import STRUCTURE_VERSION
@@ -33,6 +33,14 @@ _CONTEXT: Final = 1
 _OVERLAP: Final = 2
 _VERBATIM_KIND: Final = ("source", "context", "overlap")
 _WHITESPACE_RUNS: Final = (RunKind.GAP, RunKind.INSERTED)
+MapRun = tuple[int, int, int, int, str]
+"""``(start, end, source_start, source_end, kind)`` of a chunk's serialization map."""
+_MAP_KIND: Final = ("source", "rendered", "source", "separator", "separator")
+"""The serialization-map kind of each ``RunKind``, indexed by its value (hot loop)."""
+_START: Final = itemgetter(0)
+_END: Final = itemgetter(1)
+_LAST_RETAINED: Final = 1
+"""The retained kinds are the first two: ``SOURCE`` (0) and ``RENDERED`` (1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +57,7 @@ class _Shown:
     """A rendered chunk before metadata: its text, map runs and retained intervals."""
 
     text: str
-    runs: list[list[Any]]
+    runs: list[MapRun]
     retained: list[tuple[int, int]]
     parts: list[Part]
     """Pieces joining to ``text``, block displays by their prepared leaves (counting)."""
@@ -82,7 +90,10 @@ class _Display:
 
     def __init__(self) -> None:
         self.parts: list[str] = []
-        self.runs: list[list[Any]] = []
+        self.runs: list[MapRun] = []
+        """Map runs as the chunk's ``serialization_map`` holds them: tuples, the last
+        replaced when the next run extends it (no list per run to convert afterwards,
+        and tuples of ints and strings the cyclic collector stops tracking)."""
         self.retained: list[list[int]] = []
         self.position = 0
         self.marks: list[tuple[int, int, int, int, int]] = []
@@ -100,10 +111,9 @@ class _Display:
             and last[4] == kind
             and (kind == "separator" or (kind != "rendered" and last[3] == source_start))
         ):
-            last[1] = end
-            last[3] = source_end
+            self.runs[-1] = (last[0], end, last[2], source_end, kind)
         else:
-            self.runs.append([self.position, end, source_start, source_end, kind])
+            self.runs.append((self.position, end, source_start, source_end, kind))
         self.position = end
 
     def show(self, text: str, runs: list[Run]) -> None:
@@ -115,31 +125,32 @@ class _Display:
         """
         position = self.position
         out, retained = self.runs, self.retained
-        last = out[-1] if out else None
+        # Sentinels instead of emptiness tests in the loop; neither is ever written to:
+        # no retained run starts at -2, no map run has the kind "".
+        tail = retained[-1] if retained else [-2, -2]
+        last: MapRun = out[-1] if out else (0, 0, 0, 0, "")
+        names = _MAP_KIND
         for d0, d1, s0, s1, run_kind in runs:
-            if run_kind == RunKind.SOURCE or run_kind == RunKind.RENDERED:
-                if retained and retained[-1][1] == s0:  # ``retain``, inlined
-                    retained[-1][1] = s1
+            if run_kind <= _LAST_RETAINED:  # SOURCE or RENDERED: ``retain``, inlined
+                if tail[1] == s0:
+                    tail[1] = s1
                 else:
-                    retained.append([s0, s1])
+                    tail = [s0, s1]
+                    retained.append(tail)
             if d1 == d0:
                 continue
-            if run_kind == RunKind.SOURCE or run_kind == RunKind.GAP:
-                kind = "source"
-            elif run_kind == RunKind.RENDERED:
-                kind = "rendered"
-            else:
-                kind, s0, s1 = "separator", -1, -1
+            kind = names[run_kind]
             end = position + d1 - d0
-            if (
-                last is not None
-                and last[4] == kind
-                and (kind == "separator" or (kind != "rendered" and last[3] == s0))
-            ):
-                last[1] = end
-                last[3] = s1
+            if kind == "separator":
+                if last[4] == kind:
+                    out[-1] = last = (last[0], end, -1, -1, kind)
+                else:
+                    last = (position, end, -1, -1, kind)
+                    out.append(last)
+            elif kind == "source" and last[4] == kind and last[3] == s0:
+                out[-1] = last = (last[0], end, last[2], s1, kind)
             else:
-                last = [position, end, s0, s1, kind]
+                last = (position, end, s0, s1, kind)
                 out.append(last)
             position = end
         if position > self.position:
@@ -179,20 +190,33 @@ def _clip(block: Block, start: int, end: int) -> list[Run]:
             return [(start, end, s0 + start - d0, s0 + end - d0, kind)]
     if start <= 0 and end >= len(block.text):
         # The whole block: every run but empty ones at its very edges, unchanged.
+        if runs[0][1] > start and runs[-1][0] < end:
+            return list(runs)  # runs are ordered and contiguous: no empty edge run
         return [run for run in runs if run[1] > start and run[0] < end]
-    clipped: list[Run] = []
     index = max(bisect_right(runs, (start, len(block.text) + 1)) - 1, 0)
-    while index < len(runs) and runs[index][0] < end:
-        d0, d1, s0, s1, kind = runs[index]
+    stop = bisect_left(runs, (end,))  # the first run starting at or after ``end``
+    while index < stop and runs[index][1] <= start:
         index += 1
-        if d1 <= start:
-            continue
-        if kind in (RunKind.SOURCE, RunKind.GAP):
-            x, y = max(d0, start), min(d1, end)
-            clipped.append((x, y, s0 + x - d0, s0 + y - d0, kind))
-        else:
-            clipped.append((d0, d1, s0, s1, kind))
+    if index >= stop:
+        return []
+    if stop - index == 1:
+        return [_clip_run(runs[index], start, end)]
+    # Runs tile the display in order, so only the first and the last can stick out of
+    # the range; those between are kept as they are (a verbatim run's display and
+    # source lengths are equal, so clipping one that lies inside changes nothing).
+    clipped = [_clip_run(runs[index], start, end)]
+    clipped.extend(runs[index + 1 : stop - 1])
+    clipped.append(_clip_run(runs[stop - 1], start, end))
     return clipped
+
+
+def _clip_run(run: Run, start: int, end: int) -> Run:
+    """One run restricted to display ``[start, end)``: verbatim runs are cut exactly."""
+    d0, d1, s0, _, kind = run
+    if kind == RunKind.SOURCE or kind == RunKind.GAP:
+        x, y = max(d0, start), min(d1, end)
+        return (x, y, s0 + x - d0, s0 + y - d0, kind)
+    return run
 
 
 class Renderer:
@@ -304,9 +328,12 @@ class Renderer:
         position = max(bisect_right(costs.retained_starts, start) - 1, 0)
         kept: list[tuple[int, int]] = []
         while position < len(retained) and retained[position][0] < end:
-            low, high = retained[position]
+            interval = retained[position]
+            low, high = interval
             if high > start:
-                kept.append((max(low, start), min(high, end)))
+                # The layout's own tuple when it lies inside: shared, not copied (memory).
+                inside = low >= start and high <= end
+                kept.append(interval if inside else (max(low, start), min(high, end)))
             position += 1
         content = costs.layout.content[start:end]
         parts: list[Part] = []
@@ -322,7 +349,7 @@ class Renderer:
             cursor = high
         if cursor < end:
             parts.append(costs.layout.content[cursor:end])
-        return _Shown(content, [[0, end - start, start, end, "source"]], kept, parts)
+        return _Shown(content, [(0, end - start, start, end, "source")], kept, parts)
 
     @staticmethod
     def _trim(pieces: list[list[Run]], first_block: Block, last: Block, last_end: int) -> str:
@@ -342,7 +369,8 @@ class Renderer:
 
     def _primary(self, display: _Display, block: Block, runs: list[Run]) -> None:
         text = block.text
-        if runs and all(a[1] == b[0] for a, b in pairwise(runs)):
+        # C-level contiguity check: each run ends where the next starts.
+        if runs and list(map(_END, runs[:-1])) == list(map(_START, runs[1:])):
             # Contiguous runs show block.text[first:last] verbatim, whatever their kinds.
             shown = runs[-1][1] - runs[0][0]
             display.marks.append(
@@ -438,7 +466,7 @@ class Renderer:
             "char_start": retained[0][0],
             "char_end": retained[-1][1],
             "retained_intervals": retained,
-            "serialization_map": tuple(tuple(run) for run in runs),
+            "serialization_map": tuple(runs),
             "repeated_context": tuple(context_entries),
             "overlap_intervals": overlap_intervals,
             "embedding_token_count": 0,

@@ -16,8 +16,17 @@ from hypothesis import strategies as st
 
 from fastrag.models import Document
 from fastrag.normalization import NormalizerRegistry
+from fastrag.normalization.model import CoverageUnit, NormalizedNode
 from fastrag.packing import PackingConfig
-from fastrag.packing._display import RETAINED, Run, RunKind, _absorb, _tiled
+from fastrag.packing._display import (
+    RETAINED,
+    Run,
+    RunKind,
+    _absorb,
+    _general,
+    _single,
+    _tiled,
+)
 from fastrag.packing.leaves import Block, build_layout
 from fastrag.packing.render import _clip, _Display
 from tests._paths import CORPUS
@@ -63,7 +72,7 @@ def test_tiled_slots_agree_with_the_general_path_on_a_real_page(
     assert checked > 50  # the page really exercises the fast path
 
 
-_KINDS = st.sampled_from(list(RunKind))
+_KINDS = st.sampled_from(RunKind.ALL)
 
 
 @st.composite
@@ -98,6 +107,46 @@ def test_tiled_never_disagrees_with_the_general_path(case: tuple[list[Run], int,
         assert fast == _general_slot(runs, low, high)
 
 
+def _serialized_nodes(text: str) -> list[tuple[NormalizedNode, CoverageUnit, str]]:
+    document = Document("page.html", "corpus", text, {"content_format": "html"})
+    normalized = NormalizerRegistry().normalize(document)
+    units: dict[str, list[CoverageUnit]] = {}
+    for unit in normalized.units:
+        units.setdefault(unit.node_id, []).append(unit)
+    return [
+        (node, units[node.node_id][0], normalized.content)
+        for node in normalized.nodes
+        if node.serialization and len(units.get(node.node_id, ())) == 1
+    ]
+
+
+def test_single_unit_path_equals_the_general_path_on_a_real_page() -> None:
+    """One pass (runs, holes filled, slot) gives exactly ``_general``'s runs and slots."""
+    nodes = _serialized_nodes(WIKI_DUCK.read_text(encoding="utf-8"))
+    taken = filled = 0
+    for node, unit, content in nodes:
+        fast = _single(node, unit.span.start, unit.span.end, content)
+        if fast is None:
+            continue
+        taken += 1
+        assert fast == _general(node, [unit], content)
+        filled += any(run[4] == RunKind.RENDERED for run in fast[1])
+    assert taken > 0.9 * len(nodes) and filled > 50
+
+
+_PIECES = st.sampled_from(["a", "bc", " ", "\n", "  ", "\n\n", "&amp;", "<b>", "</b>", "x y"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_PIECES, min_size=1, max_size=25))
+def test_single_unit_path_equals_the_general_path_on_generated_html(pieces: list[str]) -> None:
+    """Inline tags, entities, collapsed spaces and line breaks inside one paragraph."""
+    for node, unit, content in _serialized_nodes("<p>" + "".join(pieces) + "</p>"):
+        fast = _single(node, unit.span.start, unit.span.end, content)
+        if fast is not None:
+            assert fast == _general(node, [unit], content)
+
+
 def _shown_by_runs(display: _Display, text: str, runs: list[Run]) -> None:
     """The per-run rendering ``_Display.show`` replaces (``Renderer._primary``'s loop)."""
     for d0, d1, s0, s1, kind in runs:
@@ -120,7 +169,7 @@ def _state(display: _Display) -> tuple[object, ...]:
 @settings(max_examples=400, deadline=None)
 @given(case=_runs(), lead=st.sampled_from(["", "x", "\n"]), lead_kind=_KINDS)
 def test_show_equals_adding_run_by_run(
-    case: tuple[list[Run], int, int], lead: str, lead_kind: RunKind
+    case: tuple[list[Run], int, int], lead: str, lead_kind: int
 ) -> None:
     runs, _, _ = case
     text = "".join(chr(ord("a") + index % 26) for index in range(runs[-1][1]))
@@ -152,3 +201,21 @@ def test_whole_block_clip_equals_the_general_clip(duck_blocks: tuple[Block, ...]
     for block in many:
         assert _clip(block, 0, len(block.text)) == _clipped_run_by_run(block, 0, len(block.text))
         assert all(a[1] <= b[0] for a, b in pairwise(block.runs))
+
+
+def test_partial_clip_equals_the_general_clip(duck_blocks: tuple[Block, ...]) -> None:
+    """Any display range, cut anywhere: only the edge runs are clipped, the rest kept."""
+    many = [block for block in duck_blocks if len(block.runs) > 3]
+    assert len(many) > 20
+    checked = 0
+    for block in many:
+        size = len(block.text)
+        runs = block.runs
+        edges = sorted({0, 1, size // 3, size // 2, size - 1, size})
+        edges += [runs[len(runs) // 2][0], runs[1][1], runs[-2][0] + 1]
+        for start in edges:
+            for end in edges:
+                if start <= end:
+                    assert _clip(block, start, end) == _clipped_run_by_run(block, start, end)
+                    checked += 1
+    assert checked > 1000

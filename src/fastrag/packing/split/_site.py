@@ -31,6 +31,7 @@ __all__ = [
 ]
 
 WHITESPACE: Final = re.compile(r"\s+")
+_VERBATIM: Final = (RunKind.SOURCE, RunKind.GAP)
 _MARGIN: Final = 32
 """Characters of context on each side when asking the tokenizer for boundaries."""
 
@@ -73,13 +74,12 @@ class CutSite:
         self.normalized = normalized
         self._boundaries = boundaries
         # Display ranges that are not verbatim source: no cut strictly inside them.
+        verbatim, retained = _VERBATIM, RETAINED  # locals: one test per run of the block
         self._opaque: tuple[tuple[int, int], ...] = tuple(
-            (run[0], run[1])
-            for run in block.runs
-            if run[4] not in (RunKind.SOURCE, RunKind.GAP) and run[1] - run[0] > 1
+            (run[0], run[1]) for run in block.runs if run[4] not in verbatim and run[1] - run[0] > 1
         )
         self._opaque_starts = [start for start, _ in self._opaque]
-        self._retained = [(run[0], run[1]) for run in block.runs if run[4] in RETAINED]
+        self._retained = [(run[0], run[1]) for run in block.runs if run[4] in retained]
         self._retained_starts = [start for start, _ in self._retained]
 
     @property
