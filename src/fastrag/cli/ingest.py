@@ -249,9 +249,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="dense",
         help="with --store: dense (default) stores each chunk's own vector; hybrid also "
         "stores a context window per chunk (its neighbouring chunks' text, to the model's "
-        "limit) with a BM25 index and a fused vector, so 'fastrag search' fuses dense and "
-        "BM25 rankings and drops near-duplicates (the best retrieval measured in "
-        "docs/benchmarking.md; embeds each chunk twice). One collection holds one mode: "
+        "limit) with a BM25 index, a fused vector and the vectors of the chunk's sentences, "
+        "so 'fastrag search' fuses a dense ranking (chunk, window, best sentence) with BM25 "
+        "and drops near-duplicates (the best retrieval measured in docs/benchmarking.md; "
+        "embeds each chunk's text about four times). One collection holds one mode: "
         "switching needs a new store file",
     )
     indexing.add_argument(

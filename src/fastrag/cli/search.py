@@ -9,10 +9,11 @@ tenant (and ``--acl`` groups) filter runs inside the Milvus query, before rankin
 
 The collection says how to rank (no flag needed). A dense one (the default of
 ``fastrag ingest --store``) ranks by the chunk's vector. A hybrid one (``fastrag ingest
---store ... --retrieval hybrid``) fuses two rankings of 64 candidates each — the fused
-chunk-and-window vectors nearest the query, and BM25 over the chunks' context windows
-for the query's words — by reciprocal rank fusion (constant 60), the tenant/ACL filter
-inside both, then skips near-duplicates of better hits (``--no-dedupe`` keeps them);
+--store ... --retrieval hybrid``) fuses two rankings of 64 candidates each — a dense one
+by the mean of the query's cosines with the chunk, its context window and its best
+sentence, and BM25 over the chunks' context windows for the query's words — by
+reciprocal rank fusion (constant 60), the tenant/ACL filter inside every search, then
+skips near-duplicates of better hits (``--no-dedupe`` keeps them);
 the score printed is then the fused RRF score. See ``MilvusStore.hybrid_search``.
 
 Each hit prints its source, page, section, offsets and score (a table on a terminal,
