@@ -222,6 +222,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(default: the smaller of 100 and the target)",
     )
     chunking.add_argument(
+        "--merge-top-level",
+        action="store_true",
+        help="let small top-level sections merge with each other toward the target (for "
+        "documents without one title heading: READMEs, changelogs); default: never across "
+        "top-level sections",
+    )
+    chunking.add_argument(
         "--overlap-tokens",
         type=_non_negative,
         default=0,
@@ -423,6 +430,7 @@ def config_from_arguments(arguments: argparse.Namespace) -> IngestConfig:
         max_tokens=max_tokens,
         target_tokens=arguments.target_tokens,
         min_preferred_tokens=arguments.min_preferred_tokens,
+        merge_top_level=arguments.merge_top_level,
         overlap_tokens=arguments.overlap_tokens,
         workers=arguments.workers,
         engine=arguments.engine,

@@ -134,7 +134,9 @@ class IngestConfig:
     file is quarantined. ``format_overrides`` are ``(glob, format)`` pairs, first match wins
     (``("*", "rst")`` forces every file). ``target_tokens`` defaults to two thirds of
     ``max_tokens``, ``min_preferred_tokens`` (below it a chunk is merged with a neighbour
-    when the budget allows) to ``min(100, target)``. ``max_pages`` caps a PDF's pages;
+    when the budget allows) to ``min(100, target)``; ``merge_top_level`` lets small top-level
+    sections merge with each other (``allow_cross_top_level_merge``: READMEs without a
+    title, changelogs with one top-level heading per release). ``max_pages`` caps a PDF's pages;
     ``pdf_password`` opens encrypted PDFs (``--pdf-password``). ``workers > 1`` runs a
     spawn-context process pool; the output is byte-identical for any value. ``batch_size``
     is how many files a worker takes at a time (None: chosen from the file count).
@@ -177,6 +179,7 @@ class IngestConfig:
     max_tokens: int = DEFAULT_MAX_TOKENS
     target_tokens: int | None = None
     min_preferred_tokens: int | None = None
+    merge_top_level: bool = False
     overlap_tokens: int = 0
     workers: int = 1
     batch_size: int | None = None
@@ -504,6 +507,7 @@ def _chunker(
         min_preferred_tokens=(
             min(100, target) if config.min_preferred_tokens is None else config.min_preferred_tokens
         ),
+        allow_cross_top_level_merge=config.merge_top_level,
         overlap_tokens=config.overlap_tokens,
         max_overlap_tokens=max(50, config.overlap_tokens),
         semantic_mode=config.semantic,

@@ -68,6 +68,23 @@ def test_min_preferred_tokens_reaches_the_chunker(tmp_path: Path) -> None:
     assert packed(max_tokens=200, target_tokens=128, min_preferred_tokens=64) == 64
 
 
+def test_merge_top_level_reaches_the_chunker_and_merges_small_top_level_sections(
+    tmp_path: Path,
+) -> None:
+    from fastrag.ingestion._job_config import _chunker
+    from fastrag.tokenization import Utf8ByteTokenizer
+
+    text = "# Install\n\npip install x\n\n# Usage\n\nRun x.\n\n# License\n\nMIT\n"
+    readme = Document("r", "r", text, {"content_format": "markdown"})
+
+    def chunks(**changes: Any) -> int:
+        chunker, _ = _chunker(_config(tmp_path, max_tokens=600, **changes), Utf8ByteTokenizer())
+        return sum(1 for piece in chunker.split(readme) if not isinstance(piece, str))
+
+    assert chunks() == 3
+    assert chunks(merge_top_level=True) == 1
+
+
 def _result(tmp_path: Path, *states: str) -> IngestResult:
     entries = tuple(
         ManifestEntry(f"f{i}.md", None, None, "markdown", state, reason="why", chunk_count=0)
