@@ -266,8 +266,9 @@ class Exclusion:
     Reasons used by the built-in adapters: ``whitespace`` (separators between blocks),
     ``markup`` (tags and syntax with no readable text), ``script``, ``style``,
     ``template``, ``noscript``, ``comment``, ``boilerplate`` (page chrome),
-    ``front_matter`` (kept as document metadata instead), ``system_message``,
-    ``directive`` (content a hardened parser refuses to run, such as RST ``raw``).
+    ``ui_control`` (the text of an HTML ``<button>``), ``front_matter`` (kept as document
+    metadata instead), ``system_message``, ``directive`` (content a hardened parser
+    refuses to run, such as RST ``raw``).
     """
 
     span: SourceSpan

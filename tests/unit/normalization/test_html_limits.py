@@ -57,14 +57,15 @@ def test_header_and_footer_need_a_marked_main_content() -> None:
 
 
 def test_header_inside_a_section_is_content() -> None:
-    # Outside main, the section's text goes (see below) but its header's heading stays;
-    # the page-level header goes whole, heading included.
+    # Outside main, the section's text goes (see below) but its header's heading stays,
+    # since main content follows in its section; the page-level header goes whole,
+    # heading included.
     source = (
         "<main><p>Body</p></main><section><header><h2>Part</h2></header><p>x</p></section>"
-        "<header><h1>Top</h1></header>"
+        "<main><p>More</p></main><header><h1>Top</h1></header>"
     )
     tree = normalize(source)
-    assert texts(tree) == ["Body", "Part"]
+    assert texts(tree) == ["Body", "Part", "More"]
     assert excluded(tree, "boilerplate") == ["x", "<header><h1>Top</h1></header>"]
 
 
@@ -80,8 +81,8 @@ def test_header_inside_a_section_is_content() -> None:
     ],
 )
 def test_roles_and_hidden_elements_outside_main(chrome: str) -> None:
-    tree = normalize(f'<div role="main"><p>Body</p></div>{chrome}<h2>After</h2>')
-    assert texts(tree) == ["Body", "After"]
+    tree = normalize(f'<div role="main"><p>Body</p></div>{chrome}<h2>After</h2><main>More</main>')
+    assert texts(tree) == ["Body", "After", "More"]
     assert excluded(tree, "boilerplate") == [chrome]
 
 
@@ -149,11 +150,13 @@ SPHINX_LIKE = (
 )
 
 
-def test_text_outside_a_marked_main_region_is_boilerplate_except_headings() -> None:
+def test_text_outside_a_marked_main_region_is_boilerplate() -> None:
+    # "Quick search" is a heading outside main whose section holds no retained content.
     tree = normalize(SPHINX_LIKE)
     assert tree.metadata["title"] == "T"
-    assert texts(tree) == ["Classes", "Body diagram", "Quick search"]
+    assert texts(tree) == ["Classes", "Body diagram"]
     assert excluded(tree, "boilerplate") == [
+        "Quick search",
         "Side ",
         "bar",
         '<img alt="logo">',

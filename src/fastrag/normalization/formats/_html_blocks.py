@@ -41,6 +41,12 @@ class BlockTree(OpenElements):
         self.owner: Block | None = None  # the block that shows text arriving now
         self.depth_reported = False
         self.flattened = 0  # open elements flattened past max_depth
+        self.nav_lines: set[str] = set()  # texts of the navigation lines excluded so far
+
+    def navigation_line(self, block: Block) -> None:
+        """A finished paragraph with links that may be a navigation line: all of them
+        navigate between pages, or navigation lines were seen (the builder decides
+        whether it is chrome; a bare tree keeps it)."""
 
     def container(self) -> Block:
         if self.blocks:
@@ -153,12 +159,36 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
         if block.units and not block.display().strip():
             block.kind = "paragraph"  # no visible title (&nbsp; only): not a heading
             block.level = None
+        elif "\xa0" in block.display():
+            _plain_spaces(block)
         if block.parent is None:
             _attach_section(tb, block)
-    elif kind == "paragraph" and not block.dlen and block.head:
-        parent = block.parent
-        if parent is not None and parent.kind in _ITEM_CONTAINERS and block.head == parent.head:
-            parent.first = True  # an empty first paragraph leaves the label to the next
+    elif kind == "paragraph":
+        links = block.links
+        if links is not None and (block.nav == len(links) or tb.nav_lines):
+            tb.navigation_line(block)
+        elif not block.dlen and block.head:
+            parent = block.parent
+            if parent is not None and parent.kind in _ITEM_CONTAINERS and block.head == parent.head:
+                parent.first = True  # an empty first paragraph leaves the label to the next
+
+
+def _plain_spaces(heading: Block) -> None:
+    """A title shows U+00A0 as a space, without spaces at its ends.
+
+    Titles become section paths and heading paths, which are read and matched as words
+    ("2.1.\xa0What Valgrind does", DocBook's numbering). Each no-break space is one display
+    character either way (a raw one maps one to one, like a single whitespace character
+    shown as a space; ``&nbsp;`` is a decoded run that maps its ends), so the map holds.
+    """
+    text = heading.display().replace("\xa0", " ")
+    heading.parts = [text]
+    kept = len(text.rstrip(" "))
+    if kept < len(text):
+        truncate(heading, kept)
+    lead = len(text) - len(text.lstrip(" "))
+    if lead:
+        trim_start(heading, lead)
 
 
 def _finish_row(tb: BlockTree, row: Block) -> None:
@@ -198,7 +228,7 @@ def _attach_section(tb: BlockTree, heading: Block) -> None:
     level = heading.level or 1
     sections = tb.sections
     while sections and (sections[-1].level or 0) >= level:
-        sections.pop()
+        sections.pop().closer = level
     parent = sections[-1] if sections else tb.root
     section = Block("section", CONTAINER, parent, heading.start, -1)
     section.level = level

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import html
+import re
+from typing import cast
 
 from fastrag.normalization.formats._html_blocks import BlockTree
 from fastrag.normalization.formats._html_frames import (
@@ -56,6 +58,10 @@ _TABLE_TAGS = frozenset(("table", "thead", "tbody", "tfoot", "tr", "td", "th", "
 # A plain dict copy: looking up a MappingProxyType costs an extra indirection per tag.
 _CATEGORY: dict[str, Category] = dict(CATEGORY)
 _NO_IMPLIED = frozenset((Category.SUPPRESS, Category.TITLE, Category.LINK, Category.CODE))
+_WORD = re.compile(r"\w+")
+# Words a navigation line may show outside its links, per link: the labels ("Next:",
+# "Up:", "Nach oben:"), never a sentence around a link.
+_NAV_WORDS_PER_LINK = 2
 
 
 class _RestIsExcludedError(Exception):
@@ -92,6 +98,8 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.removed_boilerplate = False
         self.title_parts: list[str] = []
         self.title_done = False
+        self.outside_headings: list[Block] = []  # top-level headings outside main content
+        self.nav_sections: list[Block] = []  # sections that lost a manual's navigation
 
     # -- driving -------------------------------------------------------------------------
 
@@ -110,6 +118,8 @@ class TreeBuilder(BlockTree, Tokenizer):
             self.pop_to(0, end, None, at_eof=True)
         while self.blocks:
             self.close_block(self.blocks[-1], end)
+        if self.outside_headings or self.nav_sections:
+            self._drop_empty_chrome_sections()
         if self.dropped_diagnostics:
             self.diagnostics.append(f"{self.dropped_diagnostics} more diagnostics not shown")
 
@@ -140,8 +150,103 @@ class TreeBuilder(BlockTree, Tokenizer):
     def chrome_text(self, owner: Block | None) -> bool:
         """Whether text shown by ``owner`` here is page chrome: the page marks its main
         content and this is outside every such region. Headings are kept so the section
-        structure survives; chrome of other kinds (``nav`` …) is excluded at its start tag."""
+        structure survives (those without content are dropped at the end, see
+        ``_drop_empty_chrome_sections``); chrome of other kinds (``nav`` …) is excluded at
+        its start tag."""
         return self.main == 0 and (owner is None or owner.kind != "heading")
+
+    def navigation_line(self, block: Block) -> None:
+        """A paragraph whose every link moves between the pages of a manual (``rel="next"``,
+        an ``accesskey`` …) and whose other words are only their labels is the page's
+        navigation line ("Next: Types, Up: Using libffi [Contents][Index]"): chrome. So is
+        a later paragraph with the same text: Texinfo repeats the line at the page's foot
+        with plain links (only ``[Index]`` keeps its ``rel`` there)."""
+        links = block.links
+        assert links is not None  # the caller checked
+        text = block.display()
+        if block.nav == len(links):
+            words, position = 0, 0
+            for start, end, _href in links:
+                words += len(_WORD.findall(text, position, max(start, position)))
+                position = max(position, end)
+            words += len(_WORD.findall(text, position))
+            if words <= _NAV_WORDS_PER_LINK * len(links):
+                self.nav_lines.add(text)
+                self.unclaim(block)
+                self.note_navigation()
+                return
+        if text in self.nav_lines:
+            self.unclaim(block)
+            self.note_navigation()
+
+    def note_navigation(self) -> None:
+        """A manual's navigation left the open section: if nothing else stays in it, its
+        heading goes too (see ``_drop_empty_chrome_sections``)."""
+        if self.sections:
+            section = self.sections[-1]
+            if not self.nav_sections or self.nav_sections[-1] is not section:
+                self.nav_sections.append(section)
+
+    def unclaim(self, block: Block) -> None:
+        """Exclude everything ``block`` showed as ``boilerplate``; it leaves the tree."""
+        claims = self.claims
+        low, high = 0, len(claims) // 3
+        while low < high:  # the first claim at or after the block's first text
+            middle = (low + high) // 2
+            if cast(int, claims[3 * middle]) < block.ustart:
+                low = middle + 1
+            else:
+                high = middle
+        for index in range(3 * low + 2, len(claims), 3):
+            if cast(int, claims[index - 2]) >= block.uend:
+                break
+            if claims[index] is block:
+                claims[index] = "boilerplate"
+        block.units = 0
+        self.removed_boilerplate = True
+
+    def _drop_empty_chrome_sections(self) -> None:
+        """A heading outside the main content stays only if content belongs to it.
+
+        It opened a section so a page title outside ``<main>`` can head the main content;
+        it is chrome instead (and excluded) when its section holds nothing retained (a
+        sidebar or pop-up title whose body was excluded), or holds only text up to a
+        heading that outranks it (a top bar's ``<h2>`` before the main content's ``<h1>``):
+        that text moves up to the enclosing section. On a page without a main region, a
+        section whose only body was a manual's navigation (Texinfo's title heading above
+        the first node's navigation line) goes the same way, so no heading is left as a
+        chunk of its own. Latest first, so a section sees its subsections already
+        settled; each affected parent is rebuilt once (linear).
+        """
+        dropped: set[int] = set()
+        parents: dict[int, Block] = {}
+        headings = self.outside_headings or [section.children[0] for section in self.nav_sections]
+        outranked = self.outside_main_is_chrome
+        for heading in reversed(headings):
+            section = heading.parent
+            if heading.kind != "heading" or section is None or section.kind != "section":
+                continue
+            body = section.children[1:]
+            if any(
+                child.kind == "section" and id(child) not in dropped and _kept(child)
+                for child in body
+            ):
+                continue
+            level = section.level or 0
+            if any(_kept(child) for child in body) and not (
+                outranked and 0 < section.closer < level
+            ):
+                continue
+            self.unclaim(heading)
+            dropped.add(id(section))
+            parent = section.parent
+            while parent is not None and id(parent) in dropped:
+                parent = parent.parent
+            if parent is not None:
+                parents[id(parent)] = parent
+        for parent in parents.values():
+            if id(parent) not in dropped:
+                parent.children = _hoist(parent, parent.children, dropped)
 
     def exclude_chrome(self, start: int, end: int, reason: str) -> None:
         self._exclude(start, end, reason)
@@ -226,7 +331,14 @@ class TreeBuilder(BlockTree, Tokenizer):
                     return
             if self.main == 0 and (attrs or category is Category.CHROME):
                 verdict = self._chrome_verdict(category, tag, attrs)
+                if verdict == 3:
+                    self.note_navigation()
+                    verdict = 1
                 if verdict == 1:
+                    if category is Category.TABLE:
+                        # Excluded or not, a table inside a cell means its table lays out
+                        # the page (see end_layout_table).
+                        self.end_layout_table()
                     self.boundary()
                     self.suppress(tag, "boilerplate")
                     return
@@ -367,3 +479,29 @@ class TreeBuilder(BlockTree, Tokenizer):
         if owner.links is None:
             owner.links = []
         owner.links.append((start, owner.dlen, link.href))
+        if link.nav:
+            owner.nav += 1
+
+
+def _kept(block: Block) -> bool:
+    """Whether ``block`` or a block below it shows retained text."""
+    stack = [block]
+    while stack:
+        top = stack.pop()
+        if top.units:
+            return True
+        stack.extend(top.children)
+    return False
+
+
+def _hoist(parent: Block, children: list[Block], dropped: set[int]) -> list[Block]:
+    """``children`` with each dropped section replaced by its body (recursively: sections
+    nest at most six deep), every block moved under ``parent``."""
+    kept: list[Block] = []
+    for child in children:
+        if id(child) in dropped:
+            kept += _hoist(parent, child.children[1:], dropped)
+        else:
+            child.parent = parent
+            kept.append(child)
+    return kept

@@ -69,12 +69,13 @@ class SuppressedFrame:
 class LinkFrame:
     """An open ``<a href>``: where its text starts in the block that shows it."""
 
-    __slots__ = ("href", "owner", "start")
+    __slots__ = ("href", "nav", "owner", "start")
 
-    def __init__(self, href: str, owner: Block | None, start: int) -> None:
+    def __init__(self, href: str, owner: Block | None, start: int, nav: bool = False) -> None:
         self.href = href
         self.owner = owner
         self.start = start
+        self.nav = nav  # rel=next/prev/up … or an accesskey: a page-navigation link
 
 
 class HintFrame:

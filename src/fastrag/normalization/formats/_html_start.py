@@ -26,6 +26,7 @@ from fastrag.normalization.formats._html_tags import (
     Category,
     alt_value_span,
     attribute,
+    is_navigation_link,
     ordered_label,
 )
 from fastrag.normalization.formats._html_text import (
@@ -125,6 +126,8 @@ def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     # Its section is decided when it closes with text (see _attach_section).
     block = Block("heading", FLAT, None, tb.pos, len(tb.tags))
     block.level = level
+    if tb.outside_main_is_chrome and tb.main == 0:
+        tb.outside_headings.append(block)  # kept only if content belongs to it
     tb.blocks.append(block)
     tb.owner = block
     tb.push(tag, block)
@@ -294,7 +297,9 @@ def _start_quote(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 
 
 def _start_suppressed(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
-    tb.suppress(tag, tag)  # the reason is the element: script, style, template, noscript
+    # The reason is the element (script, style, template, noscript), except for a button:
+    # its text labels a control ("Copy item path", "Run"), never content.
+    tb.suppress(tag, "ui_control" if tag == "button" else tag)
 
 
 def _start_title(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
@@ -318,7 +323,10 @@ def _start_link(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
         tb.push(tag, None)
         return
     owner = tb.owner
-    tb.push(tag, LinkFrame(href, owner, owner.dlen if owner is not None else 0))
+    # Navigation relations matter only where a navigation line may be chrome (see
+    # TreeBuilder.navigation_line): on a page that marks no main content.
+    nav = tb.boilerplate and not tb.has_main and is_navigation_link(attrs)
+    tb.push(tag, LinkFrame(href, owner, owner.dlen if owner is not None else 0, nav))
 
 
 def void_element(tb: TreeBuilder, tag: str) -> None:

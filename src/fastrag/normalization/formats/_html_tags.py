@@ -14,10 +14,12 @@ from types import MappingProxyType
 __all__ = [
     "BARRIER_TAGS",
     "CATEGORY",
+    "CHROME_CLASSES",
     "CHROME_ROLES",
     "ENTITY",
     "LANGUAGE_CLASS",
     "MULTI_SPACE",
+    "NAV_RELS",
     "OPTIONAL_END",
     "PERMALINK_CLASSES",
     "WS",
@@ -26,6 +28,7 @@ __all__ = [
     "alt_value_span",
     "attribute",
     "chrome_verdict",
+    "is_navigation_link",
     "is_symbol_permalink",
     "marks_main",
     "ordered_label",
@@ -52,7 +55,7 @@ class Category(IntEnum):
     CELL = 15  # td, th
     CAPTION = 16  # caption, figcaption
     QUOTE = 17  # blockquote
-    SUPPRESS = 18  # script, style, template, noscript: excluded with their own reason
+    SUPPRESS = 18  # script, style, template, noscript, button: excluded with their own reason
     VOID = 19  # elements without content or end tag
     TITLE = 20
     LINK = 21  # a
@@ -87,7 +90,7 @@ CATEGORY: Mapping[str, Category] = _table(
         Category.CELL: "td th",
         Category.CAPTION: "caption figcaption",
         Category.QUOTE: "blockquote",
-        Category.SUPPRESS: "script style template noscript",
+        Category.SUPPRESS: "script style template noscript button",
         Category.VOID: "area base br col embed hr img input keygen link meta param source "
         "track wbr frame basefont bgsound",
         Category.TITLE: "title",
@@ -106,6 +109,36 @@ OPTIONAL_END: frozenset[str] = frozenset(
 BARRIER_TAGS: tuple[str, ...] = ("table", "td", "th", "caption", "button", "object")
 
 CHROME_ROLES: frozenset[str] = frozenset({"navigation", "banner", "contentinfo"})
+
+# Navigation chrome that documentation generators mark by class, for pages that mark no
+# main content (element name -> lowercased classes): Texinfo (``div.nav-panel``, ``ul.section-toc``,
+# ``ul.mini-toc``, ``table.menu``, the ``div.contents``/``div.shortcontents`` tables of
+# contents and their wrappers), DocBook XSL (``div.navheader``/``div.navfooter``,
+# ``table.nav``, ``div.toc``) and gtk-doc (``table.navigation``). Texinfo's older
+# ``div.header`` is left out on purpose: the class is too common on hand-written pages,
+# where it may hold the page's own title; the navigation line inside it is caught by its
+# links (``NAV_RELS``).
+CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "div": frozenset(
+            {"nav-panel", "contents", "shortcontents", "navheader", "navfooter", "toc"}
+            # Texinfo's wrappers of its tables of contents with their headings (6.x, 7.x)
+            | {"contents_element", "overview_element", "element-contents"}
+            | {"element-shortcontents"}
+        ),
+        "ul": frozenset({"section-toc", "mini-toc"}),
+        "table": frozenset({"menu", "nav", "navigation"}),
+    }
+)
+
+# ``summary`` of DocBook's and gtk-doc's navigation tables.
+_NAV_SUMMARIES = frozenset({"navigation header", "navigation footer"})
+
+# Link relations that move between the pages of a manual (HTML's rel keywords plus the
+# ones Texinfo and DocBook write): a block whose every link has one is a navigation line.
+NAV_RELS: frozenset[str] = frozenset(
+    {"next", "prev", "previous", "up", "index", "contents", "start", "home"}
+)
 
 # Classes of permalink anchors that documentation generators put after headings and terms
 # (a "¶" or "#"): Sphinx/MkDocs, Texinfo, AnchorJS, markdown-it-anchor/VuePress.
@@ -176,6 +209,17 @@ def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_e
     return _SYMBOL_LINK_TEXT.match(content, tag_end) is not None
 
 
+def is_navigation_link(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an ``<a>`` names a page-navigation relation (``rel="next"`` …) or has an
+    ``accesskey`` (Texinfo and DocBook give one to each Next/Prev/Up link)."""
+    for key, value in attrs:
+        if key == "accesskey" and value and value.strip():
+            return True
+        if key == "rel" and value and not NAV_RELS.isdisjoint(value.lower().split()):
+            return True
+    return False
+
+
 def chrome_verdict(
     category: Category | None,
     tag: str,
@@ -184,8 +228,12 @@ def chrome_verdict(
     has_main: bool,
     in_section: bool,
 ) -> int:
-    """For an element outside the main content: 1 if it is page chrome to exclude, 2 if it
-    marks the main content (``role="main"``), else 0. The rules are the adapter's docs."""
+    """For an element outside the main content: 1 if it is page chrome to exclude, 3 if it
+    is a generated manual's navigation to exclude, 2 if it marks the main content
+    (``role="main"``), else 0. The rules are the adapter's docs.
+
+    Generator classes and navigation-table summaries count only on a page that marks no
+    main content: with a main region, the text outside it is chrome already."""
     if category is Category.CHROME:
         if tag in ("nav", "aside"):
             return 1
@@ -202,6 +250,16 @@ def chrome_verdict(
             key == "aria-hidden" and value and value.strip().lower() == "true"
         ):
             return 1
+        elif has_main or not value:
+            continue
+        elif key == "class":
+            # Lowercased: old DocBook stylesheets write CLASS="TOC", which browsers match
+            # (pages without a doctype are read in quirks mode, where classes ignore case).
+            classes = CHROME_CLASSES.get(tag)
+            if classes is not None and not classes.isdisjoint(value.lower().split()):
+                return 3
+        elif key == "summary" and tag == "table" and value.strip().lower() in _NAV_SUMMARIES:
+            return 3
     return 0
 
 

@@ -48,6 +48,7 @@ class Block:
         "attrs",
         "cells",
         "children",
+        "closer",
         "counter",
         "depth",
         "dlen",
@@ -63,6 +64,7 @@ class Block:
         "links",
         "list_depth",
         "mode",
+        "nav",
         "nid",
         "parent",
         "parts",
@@ -103,6 +105,8 @@ class Block:
         self.prefix = ""  # generated after each line break (continuation indent)
         self.text_start = -1  # PRE: where the content after the start tag begins
         self.links: list[tuple[int, int, str]] | None = None
+        self.nav = 0  # links among ``links`` that name a navigation relation (rel=next …)
+        self.closer = 0  # section: the level of the heading that closed it (0: none)
         self.units = 0
         self.ustart = -1
         self.uend = -1

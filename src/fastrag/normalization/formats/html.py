@@ -13,8 +13,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * ``h1``–``h6`` at the top level open ``section`` nodes (same ``level``; ``text`` is the
   title) that run until the next heading of the same or a higher level, whatever the
   element nesting. Headings inside lists, quotes, tables or definitions are ``heading``
-  leaves without a section. The root's ``text`` and ``metadata["title"]`` are the
-  ``<title>``.
+  leaves without a section. A heading shows a no-break space (U+00A0, ``&nbsp;``) as a
+  space and none at its ends, since titles become section paths. The root's ``text`` and
+  ``metadata["title"]`` are the ``<title>``.
 * Leaves: ``paragraph`` (also text directly inside ``div``, ``li``, ``blockquote`` …),
   ``heading``, ``code`` (``pre``, kept verbatim; ``{"language": ...}`` from a
   ``language-*``/``lang-*`` class on it or its ``code``, or a Sphinx ``highlight-*``
@@ -47,8 +48,9 @@ text); a comment, script or excluded anchor inside the leaf splits it. Tags betw
 blocks, the doctype and processing instructions are ``markup``; whitespace between blocks
 (and before a leaf's first text) is ``whitespace``; comments are ``comment`` (one left
 open runs to the end of the input); ``script``, ``style``, ``template`` and ``noscript``
-elements are excluded whole under their own name; ``<title>`` text is ``front_matter``
-(kept as metadata).
+elements are excluded whole under their own name, ``button`` elements (the labels of UI
+controls: "Copy item path", "Run") as ``ui_control``; ``<title>`` text is
+``front_matter`` (kept as metadata).
 
 Boilerplate (``remove_boilerplate=True``, the default) — excluded as ``boilerplate``,
 only outside the main content (``<main>``, ``<article>`` or an element with
@@ -60,11 +62,27 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   ``role="contentinfo"``;
 * when the page marks its main content: every other text run outside all main regions
   (``div.footer``, ``div.sidebar``, a copyright line, stray paragraphs, image alt text),
-  except the text of headings (``h1``–``h6``, kept so the section structure survives).
-  This rule works on text, not elements, so the wrappers around a main region and the
-  headings in them stay; the tags between the excluded runs are ``markup``. A page marks
-  its main content only if such a region holds text: with an empty ``<main>`` (or a
-  ``<main`` inside a script) the page is read as if it marked none;
+  except the text of top-level headings (``h1``–``h6``) that content belongs to: such a
+  heading stays, so a page title outside ``<main>`` still heads the main content, when
+  its section holds retained content, unless that is only text up to a heading that
+  outranks it (a top bar's ``<h2>`` before the main ``<h1>``: the text moves up to the
+  enclosing section). A heading whose section holds nothing retained (a sidebar's
+  "Quick search", mdBook's "Keyboard shortcuts" pop-up) is excluded too. This rule works
+  on text, not elements, so the wrappers around a main region stay; the tags between the
+  excluded runs are ``markup``. A page marks its main content only if such a region
+  holds text: with an empty ``<main>`` (or a ``<main`` inside a script) the page is read
+  as if it marked none;
+* when the page marks no main content, the navigation of generated manuals: elements
+  with a generator's navigation class (Texinfo ``div.nav-panel``, ``ul.section-toc``,
+  ``ul.mini-toc``, ``table.menu``, ``div.contents``, ``div.shortcontents`` and their
+  wrappers; DocBook ``div.navheader``, ``div.navfooter``, ``table.nav``, ``div.toc``;
+  gtk-doc ``table.navigation``), tables with ``summary="Navigation header"`` or
+  ``"Navigation footer"``, and navigation lines: paragraphs whose every link has
+  ``rel`` ``next``, ``prev``, ``previous``, ``up``, ``index``, ``contents``, ``start`` or
+  ``home``, or an ``accesskey``, with at most two other words per link ("Next: Types,
+  Up: Using libffi [Index]"), and later paragraphs with the same text as one (Texinfo's
+  footer, whose links have no ``rel``). Classes match in any case (``CLASS="TOC"``). A
+  heading whose section held nothing but such navigation goes too;
 * elements with the ``hidden`` attribute or ``aria-hidden="true"``;
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
   ``copiable-anchor`` (Texinfo), ``anchorjs-link`` or ``header-anchor`` — the ``¶``
@@ -74,10 +92,10 @@ only outside the main content (``<main>``, ``<article>`` or an element with
 
 The other elements are excluded whole. Not removed on a page without a marked main
 region: anything else, whatever its class or id (``div.footer``, ``div.sidebar``, cookie
-banners …), and forms, which stay as text. If the main content lies inside chrome (a
-``main`` inside a ``nav``), that chrome is kept. If removing boilerplate would leave no
-retained text at all, nothing is removed (the page is all chrome, so the chrome is its
-content).
+banners …), and forms, which stay as text (their buttons excepted). If the main content
+lies inside chrome (a ``main`` inside a ``nav``), that chrome is kept. If removing
+boilerplate would leave no retained text besides headings, nothing is removed (the page
+is all chrome, so the chrome is its content).
 
 Malformed markup is read the way HTML recovers it, approximately: implied end tags (a new
 ``p``, ``li``, ``dt``/``dd``, ``tr``, ``td``), unclosed and misnested elements closed by
@@ -96,6 +114,7 @@ from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_finish import build_document
 from fastrag.normalization.formats._html_frames import Limits
 from fastrag.normalization.formats._html_tags import marks_main
+from fastrag.normalization.formats._html_text import Block
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.model import NormalizedDocument
 
@@ -105,13 +124,19 @@ __all__ = ["HtmlNormalizer"]
 # that, not the running Python. Bump _VERSION with every change of output: the identity
 # feeds every chunk's engine_identity, which keys cached chunks.
 # v2: symbol permalinks without a generator class (Node.js's "#") are boilerplate.
+# v3: navigation chrome of pages without a main region (generator classes, navigation
+# tables, navigation lines), outside-main headings without content, button text, U+00A0
+# in titles shown as a space.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 2
+_VERSION = 3
 _MAX_RERUNS = 8
 
 
 def _retains_text(builder: TreeBuilder) -> bool:
-    return any(not isinstance(owner, str) for owner in builder.claims[2::3])
+    """Whether the run keeps text besides headings (a title alone is not content)."""
+    return any(
+        isinstance(owner, Block) and owner.kind != "heading" for owner in builder.claims[2::3]
+    )
 
 
 class HtmlNormalizer:

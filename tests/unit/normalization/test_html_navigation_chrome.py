@@ -1,0 +1,298 @@
+"""HtmlNormalizer: navigation chrome of generated manuals, chrome headings, UI controls.
+
+Fixtures copy the markup of real generators (Texinfo 6/7 ``makeinfo --html``, DocBook XSL,
+gtk-doc, mdBook, rustdoc), cut down to the parts each rule reads.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from fastrag.models import Document
+from fastrag.normalization import NormalizedDocument
+from fastrag.normalization.formats.html import HtmlNormalizer
+
+
+def normalize(source: str, **options: object) -> NormalizedDocument:
+    normalizer = HtmlNormalizer(**options)  # type: ignore[arg-type]
+    return normalizer.normalize(Document("d", "test", source, {"content_format": "html"}))
+
+
+def texts(tree: NormalizedDocument) -> list[str]:
+    return [n.text for n in tree.nodes if n.serialization]
+
+
+def excluded(tree: NormalizedDocument, reason: str) -> list[str]:
+    return [tree.content[e.span.start : e.span.end] for e in tree.exclusions if e.reason == reason]
+
+
+def sections(tree: NormalizedDocument) -> list[str]:
+    return [n.text for n in tree.nodes if n.kind == "section"]
+
+
+# -- pages without a main region: generator navigation ------------------------------------
+
+TEXINFO_6 = (
+    "<html><head><title>Types (libffi)</title>"
+    '<link href="Index.html" rel="index" title="Index"></head><body lang="en">\n'
+    '<div class="section" id="Types">\n<div class="header">\n<p>\n'
+    'Next: <a href="Multiple-ABIs.html" accesskey="n" rel="next">Multiple ABIs</a>, '
+    'Previous: <a href="Simple-Example.html" accesskey="p" rel="prev">Simple Example</a>, '
+    'Up: <a href="Using-libffi.html" accesskey="u" rel="up">Using libffi</a> &nbsp; '
+    '[<a href="Index.html" title="Index" rel="index">Index</a>]</p>\n</div>\n<hr>\n'
+    '<h3 class="section">2.3 Types</h3>\n<p>Read <a href="Structures.html">Structures</a> '
+    "first.</p>\n"
+    '<ul class="section-toc">\n<li><a href="Primitive-Types.html">Primitive Types</a></li>\n'
+    "</ul>\n"
+    '<table class="menu" border="0" cellspacing="0"><tr><td>&bull; '
+    '<a href="Structures.html">Structures</a>:</td><td>&nbsp;</td></tr></table>\n'
+    '<div class="Contents_element" id="SEC_Contents">\n'
+    '<h2 class="contents-heading">Table of Contents</h2>\n<div class="contents">\n'
+    '<ul class="no-bullet"><li><a href="#Types">2.3 Types</a></li></ul>\n</div>\n</div>\n'
+    "</div></body></html>"
+)
+
+
+def test_texinfo_navigation_line_menus_and_contents_are_boilerplate() -> None:
+    tree = normalize(TEXINFO_6)
+    assert texts(tree) == ["2.3 Types", "Read Structures first."]
+    assert sections(tree) == ["2.3 Types"]
+    chrome = excluded(tree, "boilerplate")
+    assert chrome[0].strip().startswith("Next: <a href=") and chrome[0].endswith("Index</a>]")
+    assert [c.split(">", 1)[0] for c in chrome[1:]] == [
+        '<ul class="section-toc"',
+        '<table class="menu" border="0" cellspacing="0"',
+        '<div class="Contents_element" id="SEC_Contents"',
+    ]
+    assert not tree.diagnostics
+
+
+def test_texinfo_7_nav_panel_and_mini_toc() -> None:
+    source = (
+        '<div class="chapter-level-extent" id="Intro"><div class="nav-panel"><p>'
+        'Next: <a href="#A" accesskey="n" rel="next">A</a></p></div>'
+        '<h2 class="chapter">1 Intro</h2><p>Text.</p>'
+        '<ul class="mini-toc"><li><a href="#A" accesskey="1">A</a></li></ul></div>'
+        '<div class="element-contents" id="SEC_Contents"><h2 class="contents-heading">'
+        'Table of Contents</h2><div class="contents"><ul><li>1 Intro</li></ul></div></div>'
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["1 Intro", "Text."]
+    assert len(excluded(tree, "boilerplate")) == 3
+
+
+DOCBOOK = (
+    '<div class="navheader"><table class="nav" width="100%" summary="Navigation header">'
+    '<tr><td><a accesskey="p" href="QuickStart.html">Prev</a></td>'
+    '<td><a accesskey="u" href="manual.html">Up</a></td></tr></table></div>'
+    '<div class="chapter"><div class="titlepage"><h1 class="title">'
+    '<a name="core"></a>2.\xa0Using the core</h1></div>'
+    '<div class="toc"><p><b>Table of Contents</b></p><dl class="toc"><dt>'
+    '<span class="sect1"><a href="#w">2.1. What Valgrind does</a></span></dt></dl></div>'
+    "<p>Valgrind is non-intrusive.</p></div>"
+    '<div><br><table class="nav" summary="Navigation footer"><tr><td>'
+    '<a accesskey="n" href="next.html">Next</a></td></tr></table></div>'
+)
+
+
+def test_docbook_navigation_tables_and_toc_are_boilerplate() -> None:
+    tree = normalize(DOCBOOK)
+    # The no-break space DocBook puts after section numbers shows as a space in titles.
+    assert texts(tree) == ["2. Using the core", "Valgrind is non-intrusive."]
+    assert sections(tree) == ["2. Using the core"]
+    assert [c.split(">", 1)[0] for c in excluded(tree, "boilerplate")] == [
+        '<div class="navheader"',
+        '<div class="toc"',
+        '<table class="nav" summary="Navigation footer"',
+    ]
+
+
+def test_gtk_doc_navigation_table_inside_a_layout_cell_is_boilerplate() -> None:
+    # libxslt's pages lay out the page with a table; the navigation table sits in a cell.
+    source = (
+        '<table><tr><td><table class="navigation" summary="Navigation header"><tr>'
+        '<td><a accesskey="p" href="a.html"><img src="left.png" alt="Prev"></a></td>'
+        "<th>libxslt Reference Manual</th></tr></table>"
+        "<p>This set of routines encapsulates XPath calls.</p></td></tr></table>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["This set of routines encapsulates XPath calls."]
+    assert [n.kind for n in tree.nodes] == ["document", "paragraph"]
+
+
+def test_texinfo_footer_repeating_the_navigation_line_is_boilerplate() -> None:
+    # At the foot of the page Texinfo repeats the line with plain links; only [Index]
+    # keeps its rel. The same text as a navigation line already excluded is chrome.
+    line = 'Next: <a href="s.html"{}>Structures</a>, Up: <a href="t.html"{}>Types</a>'
+    source = (
+        f'<div class="header"><p>{line.format(" rel=next", " rel=up")} &nbsp; '
+        '[<a href="i.html" rel="index">Index</a>]</p></div><h4>2.3.1 Primitive Types</h4>'
+        f'<p>Body.</p><div class="header"><p>{line.format("", "")} &nbsp; '
+        '[<a href="i.html" rel="index">Index</a>]</p></div>'
+        f"<p>{line.format('', '')}</p>"  # not the same text: kept
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["2.3.1 Primitive Types", "Body.", "Next: Structures, Up: Types"]
+    assert len(excluded(tree, "boilerplate")) == 2
+
+
+def test_a_title_whose_only_body_was_navigation_goes_with_it() -> None:
+    # bashref.html: the @settitle heading, then the Top node's navigation line.
+    source = (
+        '<h1 class="settitle">Bash Reference Manual</h1><div class="top" id="Top">'
+        '<div class="header"><p>Next: <a href="#I" accesskey="n" rel="next">Introduction'
+        '</a></p></div><h1 class="top">Bash Features</h1><p>This text.</p></div>'
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["Bash Features", "This text."]
+    assert sections(tree) == ["Bash Features"]
+    assert excluded(tree, "boilerplate")[0] == "Bash Reference Manual"
+    # Without navigation in it, an empty section is the document's own structure.
+    tree = normalize("<h1>Part I</h1><h1>Chapter 1</h1><p>x</p>")
+    assert sections(tree) == ["Part I", "Chapter 1"]
+
+
+def test_generator_classes_match_whatever_their_case() -> None:
+    # Old DocBook stylesheets (Debian's users-and-groups.html) write upper-case markup.
+    source = (
+        '<H1>Users</H1><DIV CLASS="TOC"><DL><DT><B>Table of Contents</B></DT><DT>1. '
+        '<A HREF="#I">Introduction</A></DT></DL></DIV><P>Body.</P>'
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["Users", "Body."]
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        '<p>See the <a rel="next" href="b.html">next chapter</a> for the details.</p>',
+        '<p>Next: <a rel="next" href="b.html">B</a>, see <a href="c.html">C</a></p>',
+        '<p><a rel="nofollow" href="b.html">B</a></p>',
+    ],
+)
+def test_prose_and_mixed_links_are_not_navigation_lines(paragraph: str) -> None:
+    tree = normalize(f"<h1>T</h1>{paragraph}<p>Body</p>")
+    assert len(texts(tree)) == 3
+    assert not excluded(tree, "boilerplate")
+
+
+def test_navigation_classes_inside_a_marked_main_region_are_content() -> None:
+    source = '<main><h1>T</h1><div class="toc"><p>Part one</p></div><p>Body</p></main>'
+    tree = normalize(source)
+    assert texts(tree) == ["T", "Part one", "Body"]
+
+
+def test_a_page_that_is_only_a_menu_keeps_its_chrome() -> None:
+    # libffi's "Types" node: a title, a navigation line and a menu of subsections. Without
+    # the chrome only the title would be left, which is no content.
+    source = (
+        '<div class="header"><p>Next: <a rel="next" accesskey="n" href="x.html">X</a></p>'
+        '</div><h3>2.3 Types</h3><ul class="section-toc"><li><a href="p.html">Primitive</a>'
+        "</li></ul>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["Next: X", "2.3 Types", "- Primitive"]
+    assert tree.diagnostics == ("boilerplate kept: removing it would leave no content",)
+
+
+def test_navigation_rules_follow_remove_boilerplate() -> None:
+    tree = normalize(TEXINFO_6, remove_boilerplate=False)
+    assert "2.3 Types" in texts(tree)
+    assert "- 2.3 Types" in texts(tree)  # the table of contents
+    assert not excluded(tree, "boilerplate")
+
+
+# -- headings outside the main region -----------------------------------------------------
+
+MDBOOK = (
+    '<div id="help-container"><div id="help-popup"><h2 class="help-title">Keyboard '
+    "shortcuts</h2><div><p>Press <kbd>?</kbd> to show this help</p></div></div></div>"
+    '<nav id="sidebar"><ol><li>Intro</li></ol></nav>'
+    '<div id="menu-bar"><h1 class="menu-title">The Cargo Book</h1></div>'
+    '<div id="content"><main><h1 id="m">The Manifest Format</h1><p>Every manifest.</p>'
+    "<h2>The package section</h2><p>First.</p></main></div>"
+)
+
+
+def test_chrome_headings_without_content_are_boilerplate() -> None:
+    tree = normalize(MDBOOK)
+    assert texts(tree) == [
+        "The Manifest Format",
+        "Every manifest.",
+        "The package section",
+        "First.",
+    ]
+    assert sections(tree) == ["The Manifest Format", "The package section"]
+    chrome = excluded(tree, "boilerplate")
+    assert "Keyboard shortcuts" in chrome
+    assert "The Cargo Book" in chrome
+
+
+RUSTDOC = (
+    '<rustdoc-topbar><h2><a href="#">Vec</a></h2></rustdoc-topbar>'
+    '<nav class="sidebar"><h2>std</h2></nav><main><section id="main-content">'
+    '<div class="main-heading"><div class="rustdoc-breadcrumbs"><a href="../index.html">'
+    'std</a>::<a href="index.html">vec</a></div><h1>Struct <span class="struct">Vec</span>'
+    '&nbsp;<button id="copy-path" title="Copy item path to clipboard">Copy item path'
+    "</button></h1></div><p>A contiguous growable array type.</p></section></main>"
+)
+
+
+def test_topbar_heading_outranked_by_the_main_title_is_boilerplate() -> None:
+    tree = normalize(RUSTDOC)
+    # The breadcrumb is main content: it stays, before the first section.
+    assert texts(tree) == ["std::vec", "Struct Vec", "A contiguous growable array type."]
+    assert sections(tree) == ["Struct Vec"]
+    assert excluded(tree, "boilerplate")[0] == "Vec"
+    assert excluded(tree, "ui_control") == [
+        '<button id="copy-path" title="Copy item path to clipboard">Copy item path</button>'
+    ]
+
+
+def test_outside_heading_that_heads_the_main_content_stays() -> None:
+    # A page title outside <main> above the main content's subsections: it heads them.
+    source = "<h1>Blog</h1><div class=side>x</div><main><h2>Post</h2><p>Body</p></main>"
+    tree = normalize(source)
+    assert texts(tree) == ["Blog", "Post", "Body"]
+    assert sections(tree) == ["Blog", "Post"]
+    root = tree.nodes[0]
+    assert [tree.node(child).text for child in root.children] == ["Blog"]
+
+
+def test_outside_heading_with_main_text_and_no_higher_heading_stays() -> None:
+    source = "<header><div><h2>Title</h2></div></header><main><p>Body</p></main>"
+    tree = normalize(source, remove_boilerplate=True)
+    # A page-level header goes whole; a heading in a plain div stays with its text.
+    assert texts(tree) == ["Body"]
+    tree = normalize("<div><h2>Title</h2></div><main><p>Body</p></main>")
+    assert texts(tree) == ["Title", "Body"]
+    assert sections(tree) == ["Title"]
+
+
+# -- UI controls and no-break spaces ------------------------------------------------------
+
+
+@pytest.mark.parametrize("boilerplate", [True, False])
+def test_button_text_is_a_ui_control_everywhere(boilerplate: bool) -> None:
+    source = (
+        "<main><p>Copy <button class=copy><span>Copy</span> code</button>the line.</p>"
+        "<pre>x = 1<button>Run</button></pre></main>"
+    )
+    tree = normalize(source, remove_boilerplate=boilerplate)
+    assert texts(tree) == ["Copy the line.", "x = 1"]
+    assert excluded(tree, "ui_control") == [
+        "<button class=copy><span>Copy</span> code</button>",
+        "<button>Run</button>",
+    ]
+
+
+def test_no_break_spaces_in_titles_show_as_spaces() -> None:
+    source = "<h2>2.1.\xa0What&nbsp;it does\xa0</h2><p>a\xa0b</p>"
+    tree = normalize(source)
+    heading = next(n for n in tree.nodes if n.kind == "heading")
+    assert heading.text == "2.1. What it does"
+    assert sections(tree) == ["2.1. What it does"]
+    # The map still points at the source: the raw U+00A0 one to one, &nbsp; as a run.
+    first = heading.serialization[0]
+    assert tree.content[first.source_start : first.source_end] == "2.1.\xa0What"
+    assert texts(tree)[1] == "a\xa0b"  # body text keeps its no-break space
