@@ -91,7 +91,7 @@ class ProseSplitter:
 
     def candidates(self, start: int, end: int, level: int) -> list[tuple[int, int]]:
         if level == Strength.UNIT:
-            return [(cut, cut) for _, cut in self.site.slot_starts(start, end)]
+            return [(cut, cut) for _, cut in self._unit_starts(start, end)]
         if level == Strength.SENTENCE:
             return sentence_ranges(self.site.text, start, end)
         if level == REFINED:
@@ -106,7 +106,22 @@ class ProseSplitter:
         return []
 
     def leaf_cuts(self) -> list[int]:
-        return [cut for _, cut in self.site.slot_starts(0, len(self.site.text))]
+        return [cut for _, cut in self._unit_starts(0, len(self.site.text))]
+
+    def _unit_starts(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Slot starts a unit cut may use: never right after a definition list's term.
+
+        A glossary entry, an option or an API name (``<dt>``, an RST term) is what a
+        reader searches for; cut after it and the definition lands in the next chunk
+        without its name. The pair stays together; a definition too long for one chunk
+        is still cut inside, at its sentences.
+        """
+        slots, node = self.site.block.slots, self.site.normalized.node
+        return [
+            (index, cut)
+            for index, cut in self.site.slot_starts(start, end)
+            if node(slots[index - 1][2]).kind != "definition_term"
+        ]
 
     def leading_context(self, start: int) -> tuple[ContextRange, ...]:
         return ()
