@@ -149,6 +149,22 @@ def test_html_blocks_of_only_comments_are_excluded_as_comments() -> None:
     assert not any("<!--" in unit.span.slice(tree.content) for unit in tree.units)
 
 
+def test_myst_targets_are_excluded_as_markup_and_look_alikes_stay() -> None:
+    source = (
+        "(configuration)=\n\n# Configuration\n\nSome text.\n\n  (config-file)=\n\n"
+        "## Config file\n\nMore (not a target)= text.\n\n(a)=b\n\n(two words)=\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup")[:2] == ["(configuration)=", "(config-file)="]
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "Some text.",
+        "More (not a target)= text.",
+        "(a)=b",
+        "(two words)=",
+    ]
+    assert tree.validate() is tree
+
+
 def test_strikethrough_stays_in_the_paragraph_source() -> None:
     (paragraph,) = of_kind(normalize("a ~~b~~ c\n"), "paragraph")
     assert paragraph.text == "a ~~b~~ c"

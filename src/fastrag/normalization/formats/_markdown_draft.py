@@ -47,6 +47,9 @@ CONTAINER_TAGS = frozenset({"List", "Item", "BlockQuote", "FootnoteDefinition", 
 # "-->", so text after it on that line makes the block more than a comment). Lazy and
 # anchored at each "<!--": linear in the block's length.
 _COMMENTS_ONLY = re.compile(rb"[ \t\r\n]*(?:<!--.*?-->[ \t\r\n]*)+", re.DOTALL)
+# A MyST target, ``(label)=`` alone on its line: a cross-reference anchor for Sphinx,
+# syntax with no readable text (CommonMark reads it as a paragraph).
+_MYST_TARGET = re.compile(rb"[ \t\r\n]*\([^()\s]+\)=[ \t\r\n]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,9 +340,16 @@ class Walker:
         Returns whether it did; the block then opens no leaf, and its end event finds
         none to close.
         """
+        return self._excluded_block(start, end, _COMMENTS_ONLY, "comment")
+
+    def myst_target(self, start: int, end: int) -> bool:
+        """Exclude the paragraph ``[start, end)`` as ``markup`` if it is a MyST target."""
+        return self._excluded_block(start, end, _MYST_TARGET, "markup")
+
+    def _excluded_block(self, start: int, end: int, whole: re.Pattern[bytes], reason: str) -> bool:
         start = max(start, self.cursor)
         end = min(end, self.size)
-        if end <= start or _COMMENTS_ONLY.fullmatch(self.data, start, end) is None:
+        if end <= start or whole.fullmatch(self.data, start, end) is None:
             return False
         self.fill(start)
         block = self.data[start:end]
@@ -347,7 +357,7 @@ class Walker:
         core_end = start + len(block.rstrip())
         if core_start > start:
             self.exclude(start, core_start, "whitespace")
-        self.exclude(core_start, core_end, "comment")
+        self.exclude(core_start, core_end, reason)
         if core_end < end:
             self.exclude(core_end, end, "whitespace")
         self.cursor = end

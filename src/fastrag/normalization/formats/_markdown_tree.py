@@ -150,6 +150,8 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
         return
     if name == "HtmlBlock" and walker.comment_block(span["start"], span["end"]):
         return
+    if name == "Paragraph" and walker.myst_target(span["start"], span["end"]):
+        return
     handler = _START_HANDLERS.get(name)
     if handler is not None:
         handler(walker, tag, span["start"])

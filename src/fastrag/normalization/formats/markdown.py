@@ -37,6 +37,8 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``. Other HTML blocks are ``html_block`` leaves.
+* A MyST target, ``(label)=`` alone in its paragraph (Sphinx cross-reference anchors in
+  MyST Markdown), is syntax with no readable text: excluded as ``markup``.
 * Link reference definitions at document level render nothing and their targets are on
   the links that use them: they are excluded as ``link_definition`` (located by pyromark's
   ``reference_definitions``, repeated labels included).
@@ -128,7 +130,8 @@ class MarkdownNormalizer:
     """
 
     # v2: HTML blocks of comments only are excluded as "comment".
-    identity = f"markdown:pyromark-{_pyromark_version()}:v2"
+    # v3: MyST targets (a "(label)=" paragraph) are excluded as "markup".
+    identity = f"markdown:pyromark-{_pyromark_version()}:v3"
 
     def __init__(
         self,
