@@ -117,12 +117,15 @@ def _start_paragraph(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.end_layout_table()
     level = int(tag[1])
+    # Ends an implicit paragraph (text directly in a div or section before the heading),
+    # so that text does not make the heading a leaf of it.
+    tb.boundary()
+    _end_summary(tb)
     if tb.blocks:  # inside a list, quote, table …: a heading leaf that opens no section
         block = _node_or_flatten(tb, tag, "heading", FLAT)
         if block is not None:
             block.level = level
         return
-    tb.boundary()
     # Its section is decided when it closes with text (see _attach_section).
     block = Block("heading", FLAT, None, tb.pos, len(tb.tags))
     block.level = level
@@ -131,6 +134,35 @@ def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.blocks.append(block)
     tb.owner = block
     tb.push(tag, block)
+
+
+def _end_summary(tb: TreeBuilder) -> None:
+    """A heading inside a ``<summary>`` ends the summary's paragraph, so it is a heading.
+
+    ``summary`` reads as a paragraph (a disclosure widget's label), but HTML lets it hold
+    a heading, and generators put their entry titles there: rustdoc's ``<details><summary>
+    <section><h4 class="code-header">pub fn push(…)</h4>``. Without this the title would be
+    flattened into the paragraph and the entry's docs would stay in the previous entry's
+    section. The text before the heading (rustdoc's "1.0.0 · Source") stays a paragraph;
+    the summary's element then ends like a ``div``, so text after the heading is read as
+    it would be there. A summary without a heading is still one paragraph.
+    """
+    owner = tb.owner
+    if owner is None or owner.kind != "paragraph" or not 0 <= owner.dom < len(tb.tags):
+        return
+    frames = tb.frames
+    if tb.tags[owner.dom] != "summary" or frames[owner.dom] is not owner:
+        return
+    tb.close_block(owner, tb.pos)
+    frames[owner.dom] = BOUNDARY
+    # A link around the heading shows no text of the paragraph's. Only the links opened
+    # inside the summary are looked at, never the whole stack (hostile nesting depth).
+    for index in reversed(tb.open.get("a", ())):
+        if index <= owner.dom:
+            break
+        frame = frames[index]
+        if isinstance(frame, LinkFrame) and frame.owner is owner:
+            frame.owner, frame.start = None, 0
 
 
 def _start_pre(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:

@@ -12,9 +12,14 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 
 * ``h1``–``h6`` at the top level open ``section`` nodes (same ``level``; ``text`` is the
   title) that run until the next heading of the same or a higher level, whatever the
-  element nesting. Headings inside lists, quotes, tables or definitions are ``heading``
-  leaves without a section. A heading shows a no-break space (U+00A0, ``&nbsp;``) as a
-  space and none at its ends, since titles become section paths. The root's ``text`` and
+  element nesting. Wrappers without a node of their own do not change that: a heading
+  inside ``div``, ``section``, ``details`` … opens its section, also after text directly
+  inside the wrapper, and so does one inside a ``<summary>`` (rustdoc's ``<details>
+  <summary><section><h4>pub fn push(…)</h4>``): it ends the summary's paragraph (the
+  text before it stays one). A ``summary`` without a heading is a paragraph. Headings
+  inside lists, quotes, tables or definitions are ``heading`` leaves without a section.
+  A heading shows a no-break space (U+00A0, ``&nbsp;``) as a space and none at its
+  ends, since titles become section paths. The root's ``text`` and
   ``metadata["title"]`` are the ``<title>``.
 * Leaves: ``paragraph`` (also text directly inside ``div``, ``li``, ``blockquote`` …),
   ``heading``, ``code`` (``pre``, kept verbatim; ``{"language": ...}`` from a
@@ -127,8 +132,10 @@ __all__ = ["HtmlNormalizer"]
 # v3: navigation chrome of pages without a main region (generator classes, navigation
 # tables, navigation lines), outside-main headings without content, button text, U+00A0
 # in titles shown as a space.
+# v4: headings open sections inside <summary> (rustdoc's method titles) and after text
+# directly inside a wrapper (an implicit paragraph no longer makes them leaves).
 _PARSER = "html.parser-3.11.7"
-_VERSION = 3
+_VERSION = 4
 _MAX_RERUNS = 8
 
 
