@@ -5,7 +5,8 @@ units, together with everything beneath it: a paragraph, a heading, a code block
 table with its rows, a list with its items. The packer never looks at a kind string
 again after this table has been consulted once per block: it reads the block's
 ``Behaviour`` — which splitter cuts it when it is too large, whether it attaches to what
-follows (headings), whether its trailing sentences may be repeated as overlap.
+follows (headings; also, decided per block, a short lead-in paragraph ending with ":",
+see ``lead_in.py``), whether its trailing sentences may be repeated as overlap.
 
 Boundary strength is an ordered scale shared by every splitter: when a chunk can end
 at several places, the packer prefers the strongest boundary (a block boundary over a
@@ -68,7 +69,8 @@ class Behaviour:
     """What the packer needs to know about a block kind.
 
     ``splitter``: how an oversized block is cut. ``attach_forward``: the block opens what
-    follows (a heading) and never ends a chunk when more follows. ``overlap``: its
+    follows (a heading, or a lead-in paragraph such as "Improvements:") and never ends a
+    chunk when more follows. ``overlap``: its
     trailing sentences may be repeated at the start of the next chunk (prose only, never
     code or tables).
     """

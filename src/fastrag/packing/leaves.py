@@ -15,7 +15,9 @@ For text, Markdown and reStructuredText a block's display is its exact source sl
 (units plus the whitespace between them), so a chunk of whole blocks is a plain slice of
 the document. A node with a ``serialization`` (HTML) displays its readable ``text``; its
 map segments become the runs. Each section gets its lineage (section chain, heading ids
-and titles, outermost first) once, shared by all its blocks.
+and titles, outermost first) once, shared by all its blocks. Last, short lead-in
+paragraphs ("…the following:") are made attach-forward (``lead_in.mark``): a decision on a
+block's text and its neighbour, which the per-kind table cannot make.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from fastrag.normalization.model import CoverageUnit, NormalizedDocument, Normal
 from fastrag.packing._display import RETAINED, Run, RunKind, block_display
 from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
+from fastrag.packing.lead_in import mark as mark_lead_ins
 
 __all__ = ["RETAINED", "Block", "Layout", "Run", "RunKind", "Section", "build_layout"]
 
@@ -249,6 +252,7 @@ def build_layout(
             )
         )
         previous_end = end
+    blocks = mark_lead_ins(blocks)
     sections = builder.sections
     ranges = [(len(blocks), 0)] * len(sections)
     for block in blocks:

@@ -6,8 +6,9 @@ find how far a chunk starting at atom ``i`` may reach under the target and under
 maximum, then one short scan of the admissible ends for the *strongest* boundary — a
 block boundary beats a row boundary beats a sentence boundary — preferring the later
 end among equals. A chunk passes the target, never the maximum, only to reach
-``min_preferred_tokens``. A heading never ends a chunk when its body follows (the
-boundary after it is ``NEVER``), and a blank atom never starts one.
+``min_preferred_tokens``. A heading (or a lead-in paragraph, ``lead_in.py``) never ends
+a chunk when its body follows (the boundary after it is ``NEVER``), and a blank atom
+never starts one.
 
 ``merge_plans`` then joins adjacent chunks across section boundaries while their sum
 stays within the target (or within the maximum, when one of them is below the

@@ -1,0 +1,215 @@
+"""A short paragraph ending with ":" travels with the list, code or table it introduces.
+
+Budgets are in UTF-8 bytes so each case can be reasoned about by counting characters.
+Each case was checked to fail with lead-ins left as plain paragraphs (the lead-in then
+ends the first chunk). Every output also passes the contract checks and the independent
+validator (``check_pieces``), including over generated lead-in-heavy documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fastrag.exceptions import ChunkingError
+from fastrag.packing import PackingConfig, pack
+from fastrag.packing.lead_in import MAX_LEAD_IN_CHARS, ends_with_colon
+from fastrag.packing.leaves import build_layout
+from fastrag.tokenization import Utf8ByteTokenizer
+from tests.unit.packing._engine_support import (
+    TOKENIZER_NAMES,
+    check_pieces,
+    normalize,
+    tokenizer_named,
+)
+
+BYTES = Utf8ByteTokenizer()
+Pieces = tuple[tuple[str, Mapping[str, Any]], ...]
+BUDGET = {"target_tokens": 90, "max_tokens": 110, "min_preferred_tokens": 0}
+INTRO = "Version 2 ships a faster parser and a smaller wheel."
+
+
+def contents(text: str, content_format: str = "markdown", **options: Any) -> list[str]:
+    config = PackingConfig(**{"max_overlap_tokens": 0, **BUDGET, **options})
+    normalized = normalize(text, content_format)
+    pieces = pack(normalized, BYTES, config)
+    check_pieces(normalized, pieces, BYTES, config)
+    return [content for content, _ in pieces]
+
+
+def test_a_markdown_lead_in_moves_to_the_list_it_introduces() -> None:
+    text = (
+        f"# Release\n\n{INTRO}\n\nImprovements:\n\n"
+        "- Parsing is twice as fast on large files.\n- Wheels are smaller.\n"
+    )
+    assert contents(text) == [
+        f"# Release\n\n{INTRO}",
+        "Improvements:\n\n- Parsing is twice as fast on large files.\n- Wheels are smaller.",
+    ]
+
+
+def test_an_rst_literal_block_keeps_its_introducing_paragraph() -> None:
+    text = (
+        f"Release\n=======\n\n{INTRO}\n\nUse it like this::\n\n"
+        "    import parser\n    parser.run()\n"
+    )
+    assert contents(text, "rst") == [
+        f"Release\n=======\n\n{INTRO}",
+        "Use it like this::\n\n    import parser\n    parser.run()",
+    ]
+
+
+def test_an_html_bold_lead_in_moves_to_its_code_sample() -> None:
+    text = (
+        f"<h1>Release</h1><p>{INTRO}</p><p><b>For example:</b></p>"
+        "<pre>import parser\nparser.run()</pre>"
+    )
+    assert contents(text, "html", target_tokens=80, max_tokens=100) == [
+        f"Release\n\n{INTRO}",
+        "For example:\n\nimport parser\nparser.run()",
+    ]
+
+
+def test_a_lead_in_opens_the_first_piece_of_a_list_too_large_to_travel_whole() -> None:
+    items = "".join(f"- Item number {n} of the changes in this release.\n" for n in range(8))
+    text = f"# Notes\n\n{INTRO}\n\nChanges:\n\n{items}"
+    chunks = contents(text, target_tokens=150, max_tokens=170)
+    assert not any(chunk.endswith("Changes:") for chunk in chunks)
+    assert chunks[0] == f"# Notes\n\n{INTRO}"
+    assert chunks[1].startswith("Changes:\n\n- Item number 0 of")
+
+
+def test_only_short_colon_paragraphs_directly_before_introduced_content_lead_in() -> None:
+    long_lead = "This paragraph explains a great deal before it finally gets to the point. " * 4
+    text = (
+        "# Doc\n\n"
+        "Short:\n\n- a list\n\n"  # 0: lead-in
+        f"{long_lead}so:\n\n- a list\n\n"  # 1: too long
+        "Set the key `mode:`\n\n- a list\n\n"  # 2: the colon is code
+        "Then a subsection follows:\n\n## Sub\n\nBody.\n"  # 3: next block is a new section
+    )
+    assert len(long_lead) > MAX_LEAD_IN_CHARS
+    layout = build_layout(normalize(text, "markdown"), PackingConfig())
+    forward = [b.text.strip()[-12:] for b in layout.blocks if b.behaviour.attach_forward]
+    assert forward == ["# Doc", "Short:", "## Sub"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Improvements:", True),
+        ("Improvements:\n  \n", True),
+        ("**For example:**", True),
+        ("*Note*: __these__ are:__ ", True),
+        ("<b>Options:</b>\n", True),
+        ("例如：", True),
+        ("Set the key `mode:`", False),
+        ("A plain sentence.", False),
+        ("Ratio 3:4 holds", False),
+        ("", False),
+        (":", True),
+    ],
+)
+def test_a_colon_counts_past_trailing_whitespace_and_closing_markup(
+    text: str, expected: bool
+) -> None:
+    assert ends_with_colon(text) is expected
+
+
+# Lead-in-heavy documents in each format: runs of lead-ins, lead-ins before every kind of
+# block, before headings and at the end, under random budgets and every tokenizer.
+_WORDS = st.lists(st.sampled_from(["pear", "water", "soil", "日本語", "a", "Ünïcødé"]), min_size=1)
+
+
+@st.composite
+def _markdown(draw: st.DrawFn) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 12))):
+        words = " ".join(draw(_WORDS))
+        kind = draw(st.sampled_from(["lead", "lead", "para", "list", "code", "table", "head"]))
+        parts.append(
+            {
+                "lead": f"{words}:",
+                "para": f"{words}.",
+                "list": "\n".join(f"- {words} {n}" for n in range(draw(st.integers(1, 6)))),
+                "code": f"```\n{words}\n{words}\n```",
+                "table": f"| a | b |\n|---|---|\n| {words} | x |\n| y | z |",
+                "head": f"## {words}",
+            }[kind]
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+@st.composite
+def _rst(draw: st.DrawFn) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 10))):
+        words = " ".join(draw(_WORDS))
+        kind = draw(st.sampled_from(["lead", "literal", "para", "list", "head"]))
+        parts.append(
+            {
+                "lead": f"{words}:",
+                "literal": f"{words}::\n\n    {words}\n    x = 1",
+                "para": f"{words}.",
+                "list": "\n".join(f"* {words} {n}" for n in range(draw(st.integers(1, 5)))),
+                "head": f"{words}\n{'-' * (len(words) * 2 + 2)}",
+            }[kind]
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+@st.composite
+def _html(draw: st.DrawFn) -> str:
+    parts: list[str] = []
+    for _ in range(draw(st.integers(1, 10))):
+        words = " ".join(draw(_WORDS))
+        kind = draw(st.sampled_from(["lead", "para", "list", "code", "table", "head"]))
+        items = "".join(f"<li>{words} {n}</li>" for n in range(draw(st.integers(1, 5))))
+        parts.append(
+            {
+                "lead": f"<p><b>{words}:</b></p>",
+                "para": f"<p>{words}.</p>",
+                "list": f"<ul>{items}</ul>",
+                "code": f"<pre>{words}\n{words}</pre>",
+                "table": f"<table><tr><td>{words}</td><td>x</td></tr></table>",
+                "head": f"<h2>{words}</h2>",
+            }[kind]
+        )
+    return "<html><body>" + "".join(parts) + "</body></html>"
+
+
+_DOCUMENTS = {"markdown": _markdown(), "rst": _rst(), "html": _html()}
+
+
+@pytest.mark.parametrize("content_format", sorted(_DOCUMENTS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_lead_in_heavy_documents_keep_the_contract(
+    content_format: str, data: st.DataObject
+) -> None:
+    source = data.draw(_DOCUMENTS[content_format], label="document")
+    name = data.draw(st.sampled_from(TOKENIZER_NAMES), label="tokenizer")
+    maximum = data.draw(st.integers(16, 200), label="max_tokens")
+    target = data.draw(st.integers(max(1, maximum // 3), maximum), label="target_tokens")
+    config = PackingConfig(
+        target_tokens=target,
+        max_tokens=maximum,
+        min_preferred_tokens=data.draw(st.integers(0, target), label="min_preferred"),
+        max_overlap_tokens=min(8, maximum - 1),
+        merge_small_sections=data.draw(st.booleans(), label="merge"),
+        preserve_heading_hierarchy=data.draw(st.booleans(), label="hierarchy"),
+        oversized_block_policy=data.draw(
+            st.sampled_from(["split_with_context", "preserve_and_flag"]), label="policy"
+        ),
+    )
+    normalized = normalize(source, content_format)
+    try:
+        pieces = pack(normalized, tokenizer_named(name), config)
+    except ChunkingError:
+        assert config.oversized_block_policy == "split_with_context"
+        return
+    check_pieces(normalized, pieces, tokenizer_named(name), config)
