@@ -7,11 +7,7 @@ import pytest
 from fastrag.models import Document
 from fastrag.normalization import NormalizedDocument, NormalizedNode, NormalizerRegistry
 from fastrag.normalization.formats.html import HtmlNormalizer
-
-
-def normalize(source: str, **options: object) -> NormalizedDocument:
-    normalizer = HtmlNormalizer(**options)  # type: ignore[arg-type]
-    return normalizer.normalize(Document("d", "test", source, {"content_format": "html"}))
+from tests.unit.normalization._html_helpers import normalize
 
 
 def leaves(tree: NormalizedDocument) -> list[tuple[str, str]]:

@@ -8,13 +8,9 @@ section path of a method's docs must name the method, not the previous method's 
 
 from __future__ import annotations
 
-from fastrag.models import Document
 from fastrag.normalization import NormalizedDocument, NormalizedNode
 from fastrag.normalization.formats.html import HtmlNormalizer
-
-
-def normalize(source: str) -> NormalizedDocument:
-    return HtmlNormalizer().normalize(Document("d", "test", source, {"content_format": "html"}))
+from tests.unit.normalization._html_helpers import normalize
 
 
 def path(tree: NormalizedDocument, node: NormalizedNode) -> list[str]:
