@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Final
+from typing import Final, TypeVar
 
 __all__ = [
     "DEDUPE_JACCARD",
@@ -29,6 +29,7 @@ __all__ = [
     "Deduplicator",
     "near_duplicate",
     "reciprocal_rank_fusion",
+    "rrf_scores",
     "trigrams",
 ]
 
@@ -39,8 +40,20 @@ FUSION_DEPTH: Final = 64
 uses the same depth; a unit test holds them equal)."""
 
 Trigrams = frozenset[tuple[str, ...]]
+_Key = TypeVar("_Key", int, str)
 
 _WORD: Final = re.compile(r"\w+")
+
+
+def rrf_scores(
+    rankings: Iterable[Iterable[_Key]], *, constant: int = RRF_CONSTANT
+) -> dict[_Key, float]:
+    """Each candidate's summed ``1 / (constant + rank)`` over ``rankings`` (best first)."""
+    score: dict[_Key, float] = {}
+    for ranking in rankings:
+        for position, key in enumerate(ranking):
+            score[key] = score.get(key, 0.0) + 1.0 / (constant + position + 1)
+    return score
 
 
 def reciprocal_rank_fusion(
@@ -49,11 +62,7 @@ def reciprocal_rank_fusion(
     """Per question (row), the best ``depth`` indices by summed ``1 / (constant + rank)``."""
     fused: list[list[int]] = []
     for rows in zip(*rankings, strict=True):
-        score: dict[int, float] = {}
-        for row in rows:
-            for position, index in enumerate(row):
-                key = int(index)
-                score[key] = score.get(key, 0.0) + 1.0 / (constant + position + 1)
+        score = rrf_scores(([int(index) for index in row] for row in rows), constant=constant)
         fused.append(sorted(score, key=lambda i: (-score[i], i))[:depth])
     return fused
 

@@ -136,27 +136,31 @@ def _metadata_json(chunk_id: str, metadata: Mapping[str, Any]) -> str:
     return text
 
 
-def _vector(chunk_id: str, vector: object, dimension: int | None) -> list[float]:
+def _vector(
+    chunk_id: str, vector: object, dimension: int | None, field: str = "vector"
+) -> list[float]:
+    """The checked values of a chunk's vector (``field`` names it in a rejection: a
+    sentence vector is ``sentences[n]``)."""
     if not isinstance(vector, Sequence) or isinstance(vector, str) or not vector:
         raise RecordRejectedError(
             chunk_id,
-            "vector",
+            field,
             "is missing; embed the chunk first (an embedder step sets "
             f"metadata[{EMBEDDING_KEY!r}])",
         )
     if dimension is not None and len(vector) != dimension:
         raise RecordRejectedError(
             chunk_id,
-            "vector",
+            field,
             f"has {len(vector)} dimensions but the collection holds "
             f"{dimension}-dimensional vectors; use the same embedding model for one collection",
         )
     try:
         values = [float(x) for x in vector]
     except (TypeError, ValueError) as error:
-        raise RecordRejectedError(chunk_id, "vector", "must hold numbers only") from error
+        raise RecordRejectedError(chunk_id, field, "must hold numbers only") from error
     if not all(math.isfinite(x) for x in values):
-        raise RecordRejectedError(chunk_id, "vector", "holds a NaN or infinite value")
+        raise RecordRejectedError(chunk_id, field, "holds a NaN or infinite value")
     return values
 
 
@@ -243,7 +247,10 @@ def _sentences(
             "is missing; a hybrid collection needs the vectors of each chunk's sentences "
             "(fastrag.retrieval.sentences.chunk_sentences, embedded with the chunk's model)",
         )
-    return tuple(_vector(chunk_id, vector, dimension) for vector in sentences)
+    return tuple(
+        _vector(chunk_id, vector, dimension, f"sentences[{number}]")
+        for number, vector in enumerate(sentences)
+    )
 
 
 def record_from_row(row: Mapping[str, Any]) -> dict[str, Any]:

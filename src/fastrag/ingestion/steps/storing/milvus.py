@@ -74,9 +74,8 @@ from fastrag.ingestion.steps.storing.errors import RecordRejectedError, StoreErr
 from fastrag.ingestion.steps.storing.results import SearchHit, UpsertError, UpsertResult
 from fastrag.retrieval.fusion import (
     FUSION_DEPTH,
-    RRF_CONSTANT,
     Deduplicator,
-    reciprocal_rank_fusion,
+    rrf_scores,
 )
 
 __all__ = ["MilvusStore"]
@@ -565,17 +564,12 @@ class MilvusStore:
         ranked = self._dense_ranking(query, fused, _visibility(tenant, acl, None) or "", visible)
         lexical = self._nearest(SPARSE_FIELD, query_text, visible, candidates)
         hits = {hit.chunk_id: hit for hit in (*fused.values(), *lexical.values())}
-        order = list(hits)
-        position = {chunk_id: number for number, chunk_id in enumerate(order)}
-        (best,) = reciprocal_rank_fusion(
-            [
-                [[position[chunk_id] for chunk_id in ranked[:candidates]]],
-                [[position[chunk_id] for chunk_id in lexical]],
-            ],
-            candidates,
-        )
-        score = _rrf_scores([ranked[:candidates], list(lexical)])
-        chosen = [replace(hits[order[index]], score=score[order[index]]) for index in best]
+        # Ties keep the first-seen candidate first (dense before lexical), as the
+        # evaluation's fusion keeps the smaller index.
+        order = {chunk_id: number for number, chunk_id in enumerate(hits)}
+        score = rrf_scores([ranked[:candidates], lexical])
+        best = sorted(score, key=lambda chunk_id: (-score[chunk_id], order[chunk_id]))
+        chosen = [replace(hits[chunk_id], score=score[chunk_id]) for chunk_id in best[:candidates]]
         if not dedupe:
             return chosen[:k]
         kept = Deduplicator([hit.text for hit in chosen]).filter(range(len(chosen)))
@@ -725,15 +719,6 @@ class MilvusStore:
                 yield from rows
         finally:
             iterator.close()
-
-
-def _rrf_scores(rankings: Sequence[Sequence[str]]) -> dict[str, float]:
-    """Each chunk's reciprocal-rank-fusion score (``SearchHit.score`` of a hybrid hit)."""
-    score: dict[str, float] = {}
-    for ranking in rankings:
-        for position, chunk_id in enumerate(ranking):
-            score[chunk_id] = score.get(chunk_id, 0.0) + 1.0 / (RRF_CONSTANT + position + 1)
-    return score
 
 
 def _default_metric(retrieval: Retrieval) -> str:
