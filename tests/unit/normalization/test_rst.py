@@ -243,6 +243,34 @@ def test_comments_targets_and_markup_directives_are_excluded() -> None:
     assert [node.text for node in tree.nodes[1:]] == ["Text."]
 
 
+def test_meta_navigation_directives_and_images_without_alt_text_are_markup() -> None:
+    # A redirect stub (pip's moved pages) and a README's badges used to become chunks
+    # of options, file names and URLs.
+    source = (
+        ".. meta::\n   :http-equiv=refresh: 3; url=../x/\n   :description lang=en: Moved\n\n"
+        "Title\n=====\n\n.. contents:: Table of Contents\n   :local:\n\n.. sectnum::\n\n"
+        ".. toctree::\n   :maxdepth: 2\n\n   intro\n   usage\n\n"
+        ".. image:: https://ci.example/badge.svg\n   :target: https://ci.example\n\n"
+        ".. image:: banner.svg\n   :align: center\n\n"
+        ".. image:: logo.png\n   :alt: The project logo\n\n"
+        ".. figure:: plot.png\n\n   What the plot shows.\n\nText.\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == [
+        ".. meta::\n   :http-equiv=refresh: 3; url=../x/\n   :description lang=en: Moved",
+        ".. contents:: Table of Contents\n   :local:",
+        ".. sectnum::",
+        ".. toctree::\n   :maxdepth: 2\n\n   intro\n   usage",
+        ".. image:: https://ci.example/badge.svg\n   :target: https://ci.example",
+        ".. image:: banner.svg\n   :align: center",
+    ]
+    assert [node.text for node in kinds(tree, "image")] == [
+        ".. image:: logo.png\n   :alt: The project logo",
+        ".. figure:: plot.png\n\n   What the plot shows.",
+    ]
+    assert not tree.diagnostics
+
+
 def test_footnotes_citations_substitutions_quotes_line_blocks_transitions() -> None:
     source = (
         ".. [1] A note.\n.. [CIT] A citation.\n\n.. |name| replace:: text\n\nPara.\n\n"
@@ -309,7 +337,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v2"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v3"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

@@ -6,7 +6,8 @@ docutils' static table of built-ins plus the adapter's own classes:
 
 * ``raw`` and ``include`` are refused without running, and so is ``csv-table`` with
   ``:file:`` or ``:url:``: they would read files or fetch URLs. Their source is excluded.
-* ``role``, ``default-role``, ``highlight``, ``index`` … render no text: markup. (Not
+* ``role``, ``default-role``, ``highlight``, ``index``, ``contents``, ``toctree`` …
+  render no text of their own: markup. (Not
   running ``role``/``default-role`` also keeps docutils' global role table untouched.)
 * ``code``, ``code-block``, ``sourcecode``, ``doctest``, ``testcode``, ``productionlist``
   … become literal blocks with a language; any option is accepted.
@@ -44,14 +45,17 @@ _CODE_DIRECTIVES: dict[str, str | None] = {
 }
 _LANGUAGE_ARGUMENT = frozenset({"code", "code-block", "sourcecode"})
 # Directives that render no readable text of their own (their source is excluded as markup).
+# ``contents``, ``sectnum``, ``target-notes`` and Sphinx's ``toctree`` generate navigation
+# from the rest of the document (their source names files and options, not content).
 _MARKUP_DIRECTIVES = frozenset(
     {"role", "default-role", "highlight", "index", "currentmodule", "default-domain",
-     "tabularcolumns", "moduleauthor", "sectionauthor", "codeauthor"}
+     "tabularcolumns", "moduleauthor", "sectionauthor", "codeauthor", "contents",
+     "sectnum", "section-numbering", "target-notes", "toctree"}
 )
 # Run by docutils, these would read files or fetch URLs: refused without running.
 _REFUSED_DIRECTIVES = frozenset({"raw", "include"})
 # Sphinx directives whose body starts right after the marker (no argument to take).
-_CONTENT_ONLY = frozenset({"seealso", "toctree", "glossary", "hlist", "todo", "acks", "only"})
+_CONTENT_ONLY = frozenset({"seealso", "glossary", "hlist", "todo", "acks", "only"})
 _ADMONITION_LIKE = frozenset({"seealso", "todo"})
 # docutils built-ins replaced by the generic container (they would move or reclass content).
 _GENERIC_OVERRIDES = frozenset({"header", "footer", "class", "rst-class"})

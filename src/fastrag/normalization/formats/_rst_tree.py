@@ -51,8 +51,17 @@ __all__ = ["Draft", "DraftNode", "build_draft"]
 
 # fr_marker roles excluded, and their exclusion reason (others become directive leaves).
 _MARKER_ROLES = {"markup": "markup", "refused": "directive"}
+# Directives whose nodes docutils places away from the directive (``meta`` in the
+# document's head): nothing renders where they stand, so their source is markup (a
+# redirect stub's ``:http-equiv=refresh:`` came out as a chunk).
+_PLACED_ELSEWHERE = frozenset({"meta"})
 # Sphinx's special file-wide metadata fields: they configure the build, render nothing.
 _SPHINX_META = frozenset({"tocdepth", "orphan", "nocomments", "nosearch"})
+
+
+def _has_alt(dnode: Any) -> bool:
+    """Whether an image (or the image inside an image reference) has alternative text."""
+    return any(image.get("alt") for image in dnode.findall(lambda n: n.tagname == "image"))
 
 
 @dataclass(slots=True)
@@ -258,6 +267,12 @@ class _Mapper:
         if tag == "field_list" and self._sphinx_metadata(frame, dnode):
             self.own(start, end, -1, "markup")
             return None
+        if kind == "image" and tag != "figure" and not _has_alt(dnode):
+            # Without alternative text an image shows nothing readable: its source is a
+            # file name and layout options (a banner or badge became a chunk of its own).
+            # A figure keeps its caption, so it stays.
+            self.own(start, end, -1, "markup")
+            return None
         if tag == "table" and not rows_ordered(dnode):
             role = "leaf"
         if tag == "fr_directive" and getattr(dnode, "fr_kind", None):
@@ -305,6 +320,8 @@ class _Mapper:
         argument = " ".join(str(dnode.fr_argument).split())
         if name == "highlight":
             self.highlight = argument.split()[0] if argument else None
+        if name in _PLACED_ELSEWHERE and role == "empty":
+            role = "markup"
         if role in _MARKER_ROLES:
             first = self.exclude(frame, dnode, start, end, _MARKER_ROLES[role])
             if role == "refused":

@@ -102,7 +102,7 @@ class RstNormalizer:
 
     # v2: section and heading titles are their readable text (roles and marks dropped);
     # a leading field list of Sphinx metadata fields is excluded as markup.
-    identity = f"rst:docutils-{_docutils_version()}:v2"
+    identity = f"rst:docutils-{_docutils_version()}:v3"
 
     def __init__(
         self,
