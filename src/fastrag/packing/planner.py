@@ -6,8 +6,10 @@ packed toward the target (``merge.pack_atoms``; oversized blocks are first refin
 their splitter), each subsection is planned the same way, and small adjacent results
 are merged (``merge.merge_plans``) — never across top-level sections unless
 ``allow_cross_top_level_merge``. A section holding nothing but its heading hands the
-heading on to what follows, so headings are never stranded at the end of a chunk; a
-heading-only tail with nothing after it joins the previous chunk when it fits.
+heading on to what follows — across top-level sections too, since an empty section has
+no topic to keep apart — so headings are never stranded at the end of a chunk nor left
+alone in one; a heading-only tail with nothing after it joins the previous chunk when
+it fits.
 
 With ``preserve_heading_hierarchy=False`` each top-level section is packed as one flat
 run of blocks instead (subsection starts are still preferred boundaries). A document of
@@ -95,6 +97,12 @@ class Planner:
         blocks = costs.layout.blocks
         begin = lead[0] if lead else first
         crossing = config.allow_cross_top_level_merge
+        if section != 0 and self._bare(first, end):
+            # A section that holds nothing but its heading (gtk-doc's empty "Description",
+            # a README's "## License" whose badge was dropped) has no topic of its own to
+            # keep apart: its heading goes on to what follows, even across top-level
+            # sections, instead of becoming a chunk of one heading.
+            return [], (*lead, *range(first, end))
         if section != 0 or crossing:
             if config.preserve_heading_hierarchy and self._fits(begin, end):
                 atoms = [whole_atom(costs, b, Strength.BLOCK) for b in range(begin, end)]
@@ -130,6 +138,11 @@ class Planner:
         if config.merge_small_sections and (section != 0 or crossing):
             plans = merge_plans(costs, plans)
         return plans, pending
+
+    def _bare(self, first: int, end: int) -> bool:
+        """Whether blocks ``[first, end)`` are headings and blank space, nothing else."""
+        blocks = self.costs.layout.blocks
+        return all(blocks[b].kind == "heading" or blocks[b].blank for b in range(first, end))
 
     def _fits(self, begin: int, end: int) -> bool:
         costs = self.costs

@@ -213,6 +213,44 @@ def test_a_trailing_empty_section_joins_the_chunk_before_it() -> None:
     assert content.endswith("## Empty at the end")
 
 
+@pytest.mark.parametrize("merge_small_sections", [True, False])
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_an_empty_section_hands_its_heading_to_the_next_even_across_top_level(
+    content_format: str, merge_small_sections: bool
+) -> None:
+    # gtk-doc pages have an empty top-level "Description" between "Synopsis" and
+    # "Details": it used to come out as a chunk of one heading.
+    body = " ".join(f"Sentence number {n} is here." for n in range(8))
+    if content_format == "markdown":
+        text = f"## Synopsis\n\n{body}\n\n## Description\n\n## Details\n\n{body}\n"
+    else:
+        text = (
+            f"<html><body><h2>Synopsis</h2><p>{body}</p><h2>Description</h2>"
+            f"<h2>Details</h2><p>{body}</p></body></html>"
+        )
+    pieces = packed(
+        text,
+        content_format,
+        target_tokens=200,
+        max_tokens=300,
+        merge_small_sections=merge_small_sections,
+    )
+    assert len(pieces) == 2
+    assert "Description" not in pieces[0][0]
+    content, metadata = pieces[1]
+    assert content.lstrip("# ").startswith("Description")
+    assert content.index("Details") < content.index("Sentence number 0")
+    assert len(metadata["section_ids"]) == 2
+
+
+def test_an_empty_subsection_joins_its_next_sibling_without_merging() -> None:
+    body = " ".join(f"Sentence number {n} is here." for n in range(8))
+    text = f"# Guide\n\n## A\n\n{body}\n\n### A.1\n\n### A.2\n\n{body}\n"
+    pieces = packed(text, target_tokens=120, max_tokens=160, merge_small_sections=False)
+    assert not any(content.strip() == "### A.1" for content, _ in pieces)
+    assert any(content.startswith("### A.1\n\n### A.2\n\n") for content, _ in pieces)
+
+
 def test_html_chunks_show_readable_text_mapped_to_the_original_markup() -> None:
     text = (
         "<html><body><h1>Pears &amp; soil</h1><p>Water <b>pears</b> weekly.</p>"
