@@ -173,6 +173,25 @@ class CutSite:
             if cut > start:
                 yield index, cut
 
+    def follows_syntax(self, index: int) -> bool:
+        """Whether slot ``index`` is content that a container's own syntax just opened.
+
+        A container (a loose list item, a block quote, a directive) owns only its syntax
+        — ``*``, ``>``, ``.. note::`` — and its content lives in children. A cut between
+        the two leaves the bare marker at the end of a chunk (``…two kinds of
+        argument:\n\n*``), or alone in one; the marker belongs with what it opens.
+        """
+        slots, node = self.block.slots, self.normalized.node
+        container_id = slots[index - 1][2]
+        if not node(container_id).children:
+            return False
+        current = node(slots[index][2])
+        while current.parent_id is not None:
+            if current.parent_id == container_id:
+                return True
+            current = node(current.parent_id)
+        return False
+
 
 def ranges_of(
     pattern: re.Pattern[str], text: str, start: int, end: int, *, group: int = 0

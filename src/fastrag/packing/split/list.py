@@ -72,10 +72,17 @@ class ListSplitter:
         return (0, len(self.site.text))
 
     def candidates(self, start: int, end: int, level: int) -> list[tuple[int, int]]:
-        if level >= Strength.UNIT:
+        if level > Strength.UNIT:
             starts = self._starts_item
-            wanted = None if level == Strength.UNIT else level
-            return [(c, c) for i, c in self.site.slot_starts(start, end) if starts[i] == wanted]
+            return [(c, c) for i, c in self.site.slot_starts(start, end) if starts[i] == level]
+        if level == Strength.UNIT:
+            # Never between an item's marker and its first block (``follows_syntax``).
+            starts, site = self._starts_item, self.site
+            return [
+                (c, c)
+                for i, c in site.slot_starts(start, end)
+                if starts[i] is None and not site.follows_syntax(i)
+            ]
         if level == Strength.SENTENCE:
             return sentence_ranges(self.site.text, start, end)
         if level == Strength.LINE:

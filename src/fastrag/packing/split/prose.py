@@ -109,18 +109,21 @@ class ProseSplitter:
         return [cut for _, cut in self._unit_starts(0, len(self.site.text))]
 
     def _unit_starts(self, start: int, end: int) -> list[tuple[int, int]]:
-        """Slot starts a unit cut may use: never right after a definition list's term.
+        """Slot starts a unit cut may use: never right after a definition list's term,
+        nor between a container's syntax and the content it opens.
 
         A glossary entry, an option or an API name (``<dt>``, an RST term) is what a
         reader searches for; cut after it and the definition lands in the next chunk
         without its name. The pair stays together; a definition too long for one chunk
-        is still cut inside, at its sentences.
+        is still cut inside, at its sentences. (For markers see ``follows_syntax``.)
         """
-        slots, node = self.site.block.slots, self.site.normalized.node
+        site = self.site
+        slots, node = site.block.slots, site.normalized.node
         return [
             (index, cut)
-            for index, cut in self.site.slot_starts(start, end)
+            for index, cut in site.slot_starts(start, end)
             if node(slots[index - 1][2]).kind != "definition_term"
+            and not site.follows_syntax(index)
         ]
 
     def leading_context(self, start: int) -> tuple[ContextRange, ...]:
