@@ -179,7 +179,8 @@ class CutSite:
         A container (a loose list item, a block quote, a directive) owns only its syntax
         — ``*``, ``>``, ``.. note::`` — and its content lives in children. A cut between
         the two leaves the bare marker at the end of a chunk (``…two kinds of
-        argument:\n\n*``), or alone in one; the marker belongs with what it opens.
+        argument:`` and then a lone ``*``), or alone in one; the marker belongs with
+        what it opens.
         """
         slots, node = self.block.slots, self.normalized.node
         container_id = slots[index - 1][2]
