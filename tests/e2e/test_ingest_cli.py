@@ -13,6 +13,7 @@ import pytest
 from fastrag.cli.main import main
 from fastrag.ingestion.job import IngestConfig, run_ingest
 from fastrag.ingestion.records import RECORD_KEYS
+from fastrag.ingestion.steps.parsing.pdf import PdfParser
 from fastrag.pipeline import CacheHit, EventRecorder, ItemStarted
 from tests.e2e._trees import (
     build_tree,
@@ -76,7 +77,9 @@ def test_every_record_has_every_contract_field_with_its_type(
         metadata = record["metadata"]
         assert metadata["tenant"] == "acme"
         assert HEX32.fullmatch(metadata["ingestion_version"])
-        assert metadata["parser_version"].endswith(":1")
+        pdf = record["source_type"] == "pdf"
+        expected = f"PdfParser:{PdfParser.version}" if pdf else ":1"
+        assert metadata["parser_version"].endswith(expected)
         assert metadata["content_format"] == (
             "markdown" if record["source_type"] == "pdf" else record["source_type"]
         )

@@ -124,7 +124,7 @@ def test_options_are_checked(options: dict[str, object], expected: str) -> None:
 def test_config_names_the_caps() -> None:
     config = PdfParser(max_pages=10, max_characters=99).config()
     assert config == {
-        "version": 1,
+        "version": PdfParser.version,
         "max_bytes": 50 * 1024 * 1024,
         "max_pages": 10,
         "max_characters": 99,

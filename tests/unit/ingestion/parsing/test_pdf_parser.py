@@ -51,8 +51,11 @@ def test_page_maps_cover_the_content_and_every_row_is_on_its_page(name: str) -> 
         text = texts[page - 1]
         # A row of several cells (a table row, authors side by side) may join them in
         # another order than pdfium streams them: then each word must be on the page.
-        assert squash(plain(row)) in text or all(
-            squash(word) in text for word in plain(row).split()
+        # (GeoTopo prints LaTeX's "Double\_torus" literally: the raw row matches then.)
+        assert (
+            squash(row) in text
+            or squash(plain(row)) in text
+            or all(squash(word) in text for word in plain(row).split())
         ), (name, page, row)
         checked += 1
     assert checked >= 10
@@ -64,7 +67,7 @@ def test_parsed_metadata(name: str) -> None:
     document = parsed(name)
     metadata = document.metadata
     assert metadata["content_format"] == ContentFormat.MARKDOWN
-    assert metadata["parser_version"] == "PdfParser:1"
+    assert metadata["parser_version"] == "PdfParser:2"
     assert metadata["page_count"] == len(page_sizes(name))
     assert metadata["heading_source"] in {"outline", "layout", "none"}
     assert all(isinstance(page, int) for page in metadata["pages_without_text"])
@@ -113,9 +116,10 @@ def test_bashref_running_headers_and_page_numbers_are_gone() -> None:
     content = document.content
     assert "Chapter 3: Basic Shell Features" not in content
     assert not re.search(r"(?m)^Chapter \d+: ", content)
-    # No page number left on a line of its own (the index, whose letter headings
-    # include "0", is left out; code samples print numbers legitimately).
-    body = _FENCED.sub("", content[: content.index("# Appendix D Indexes")])
+    # No page number left on a line of its own (code samples print numbers
+    # legitimately); the index, whose letter headings include "0", is left out whole.
+    assert "# Appendix D Indexes" not in content
+    body = _FENCED.sub("", content)
     assert not re.search(r"(?m)^(?:\d+|[ivxlc]+)$", body)
     removed = document.metadata["removed_furniture"]
     assert 190 <= removed <= 196
@@ -170,7 +174,7 @@ def test_scaled_text_matrix_still_gives_real_font_sizes() -> None:
     headings = [line for line in document.content.splitlines() if line.startswith("#")]
     assert "# Chapter 1. Securing and protecting IBM DB2 data" in headings
     assert "## 1.1 Security fundamentals" in headings
-    assert "### 3.2.2 Built-in global variables" in headings
+    assert "# 3.2.2 Built-in global variables" in headings  # its chapter is not sampled
     assert document.metadata["pages_without_text"] == [17]
 
 

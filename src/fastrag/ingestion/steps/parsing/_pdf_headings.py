@@ -18,7 +18,11 @@ depth its numbered headings state, else one below the nearest larger numbered st
 without any numbering, levels are the rank of the style: larger first, bold first. In
 a document of three pages or more, a style used only on the first page is the title
 page's: only its largest (the title) stays a heading, authors and affiliations do not;
-a style used four times or more on one other page only letters a figure.
+a style used four times or more on one other page only letters a figure. Last, a
+numbered heading whose number does not continue the numbered headings open above it
+("2.1.7" under "Chapter 1" and "1.2", as in an excerpt that skips chapter 2's opening
+pages) closes them: it takes the level of the first one it contradicts
+(``_nest_by_number``).
 """
 
 from __future__ import annotations
@@ -33,7 +37,15 @@ from fastrag.ingestion.steps.parsing._pdf_layout import Line
 from fastrag.ingestion.steps.parsing._pdf_lines import is_leader_row
 from fastrag.ingestion.steps.parsing._pdf_outline import OutlineEntry
 
-__all__ = ["SIZE_RATIO", "Headings", "LineKey", "PageLines", "detect_headings", "title_key"]
+__all__ = [
+    "SIZE_RATIO",
+    "Headings",
+    "LineKey",
+    "PageLines",
+    "detect_headings",
+    "heading_number",
+    "title_key",
+]
 
 LineKey = tuple[int, int, int]
 """(page index, region index, row index)."""
@@ -62,6 +74,12 @@ _DEPTH = re.compile(
     re.I,
 )
 """Heading numbering that states a depth: "Chapter 2", "Appendix B", "3.1.2", "A.1"."""
+_NUMBER_PARTS = re.compile(
+    r"(?:(?:chapter|kapitel)\s+(?P<chapter>\d{1,3})|(?:appendix|anhang)\s+(?P<appendix>[A-Z])"
+    r"|(?P<dotted>\d{1,3}(?:\.\d{1,3})*|[A-Z](?:\.\d{1,3})+))\.?(?=\s|$)",
+    re.I,
+)
+"""Hierarchical heading numbers: "3.1.2", "A.1", "Chapter 4", "Appendix B"."""
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _LABEL = re.compile(
     r"(?:definition|bemerkung|beispiel|satz|lemma|theorem|proposition|corollary|korollar"
@@ -189,7 +207,56 @@ def _from_layout(pages: PageLines, body: float) -> Headings:
     for key, count, style in kept:
         levels[key] = min(depths[key] or style_level[style], 6)
         continued.update((key[0], key[1], key[2] + step) for step in range(1, count))
+    titles = {key: pages[key[0]][key[1]][key[2]].text for key in levels}
+    levels = _nest_by_number(levels, titles)
     return Headings(levels, frozenset(continued), "layout" if levels else "none")
+
+
+def heading_number(text: str) -> tuple[str, ...] | None:
+    """The parts of a heading's hierarchical number: "3.1.2 Quoting" → ("3", "1", "2"),
+    "Chapter 2. Roles" → ("2",), "Appendix B" → ("B",), "A.1 Syntax" → ("A", "1");
+    None when unnumbered. Parts ("Part II") are numbered apart from their chapters, so
+    they state no number here."""
+    match = _NUMBER_PARTS.match(text)
+    if match is None:
+        return None
+    number = match.group("chapter") or match.group("appendix") or match.group("dotted")
+    return tuple(number.casefold().split("."))
+
+
+def _nest_by_number(
+    levels: Mapping[LineKey, int], titles: Mapping[LineKey, str]
+) -> dict[LineKey, int]:
+    """Levels with numbered headings put under the parents their numbers name.
+
+    Font levels nest a heading under whatever heading is open above it. A heading
+    numbered "2.1.7" after "Chapter 1" and "1.2" (a sampled or excerpted document that
+    lacks "Chapter 2" and "2.1") would sit in chapter 1. Going through the headings in
+    order with a stack of the open ones, a numbered heading's open numbered ancestors
+    must each number a prefix of its number; at the first that does not, the heading
+    takes that ancestor's level, which closes it and everything below it. Unnumbered
+    headings ("Authors", "Contents") are transparent: they neither contradict nor
+    vouch for a number. Only ever lowers a level number, so no heading goes deeper.
+    """
+    stack: list[tuple[int, tuple[str, ...] | None]] = []
+    result: dict[LineKey, int] = {}
+    for key in sorted(levels):
+        level = levels[key]
+        number = heading_number(titles[key])
+        if number is not None:
+            for open_level, open_number in stack:
+                if open_level >= level:
+                    break
+                if open_number is not None and not (
+                    len(open_number) < len(number) and number[: len(open_number)] == open_number
+                ):
+                    level = open_level
+                    break
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, number))
+        result[key] = level
+    return result
 
 
 def _one_page_styles(

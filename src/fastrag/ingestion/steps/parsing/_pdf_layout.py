@@ -25,6 +25,7 @@ __all__ = [
     "Box",
     "DocumentLayout",
     "Line",
+    "NavigationRemoved",
     "PageLayout",
     "PageText",
     "Span",
@@ -186,6 +187,18 @@ class PageLayout:
 
 
 @dataclass(frozen=True, slots=True)
+class NavigationRemoved:
+    """Rows of one kind of navigation (a table of contents, an index) left out of the
+    blocks (``_pdf_navigation``): counted and located, never dropped silently."""
+
+    kind: str
+    """``"contents"`` or ``"index"``."""
+    pages: tuple[int, ...]
+    """1-based pages the removed rows stood on, ascending."""
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
 class DocumentLayout:
     """A whole analysed document, ready to render."""
 
@@ -196,6 +209,8 @@ class DocumentLayout:
     """Running headers, footers and page numbers left out of the blocks."""
     notes: tuple[str, ...] = ()
     """Diagnostics from the analysis (counts and page numbers, never document text)."""
+    removed_navigation: tuple[NavigationRemoved, ...] = ()
+    """Tables of contents and indexes left out of the blocks, one entry per kind."""
 
 
 def join_lines(lines: tuple[Line, ...]) -> str:

@@ -4,8 +4,11 @@ The default content is a Markdown rendering (``content_format = "markdown"``) so
 structure-aware engine packs it like any Markdown: headings (from the outline when the
 PDF has one, else from fonts), paragraphs in reading order (columns read one after the
 other), list items, simple tables and monospaced code. Running headers, footers and page
-numbers are left out and counted. ``metadata["pages"]`` and ``metadata["layout"]`` map
-content offsets back to pages and boxes (see ``fastrag.ingestion.pages``).
+numbers are left out and counted; so are tables of contents and back-of-book indexes
+(``_pdf_navigation``: they would match every query and answer none), whose kind, pages
+and row count go to ``metadata["removed_navigation"]`` and a diagnostic.
+``metadata["pages"]`` and ``metadata["layout"]`` map content offsets back to pages and
+boxes (see ``fastrag.ingestion.pages``).
 
 ``output_format="docling"`` builds a ``DoclingDocument`` from the same analysis instead
 (``_pdf_docling``; ``fastrag-ai[docling]``, offline, no model) and puts it, serialized as
@@ -71,7 +74,7 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 1
+    version: ClassVar[int] = 2
 
     def __init__(
         self,
@@ -148,8 +151,14 @@ class PdfParser(Parser):
         layout = analyze(extraction, use_outline=self.use_outline)
         count = len(layout.pages)
         image_only = [page.number for page in layout.pages if page.image_only]
-        without_text = [page.number for page in layout.pages if not page.blocks]
-        if count and len(without_text) == count:
+        # A page that held only a table of contents or an index had text: it was left out.
+        navigation_pages = {page for part in layout.removed_navigation for page in part.pages}
+        without_text = [
+            page.number
+            for page in layout.pages
+            if not page.blocks and page.number not in navigation_pages
+        ]
+        if count and not any(page.blocks for page in layout.pages) and not navigation_pages:
             raise NeedsOcrError(
                 f"{name}: no extractable text — needs OCR ({len(image_only)} image-only "
                 f"page(s) of {count}); run OCR on it (e.g. ocrmypdf) and ingest the result, "
@@ -169,6 +178,10 @@ class PdfParser(Parser):
             "heading_source": layout.heading_source,
             "pages_without_text": without_text,
             "removed_furniture": layout.removed_furniture,
+            "removed_navigation": {
+                part.kind: {"pages": list(part.pages), "lines": part.rows}
+                for part in layout.removed_navigation
+            },
         }
         if self.output_format == "docling":
             document = build_docling(layout, name=name, data=data)
@@ -199,4 +212,20 @@ def _notes(layout: DocumentLayout) -> list[str]:
             f"furniture: {layout.removed_furniture} running header/footer and page-number "
             "lines removed"
         )
+    for part in layout.removed_navigation:
+        what = "table of contents" if part.kind == "contents" else part.kind
+        notes.append(f"navigation: {part.rows} {what} lines left out ({_page_ranges(part.pages)})")
     return notes
+
+
+def _page_ranges(pages: tuple[int, ...]) -> str:
+    """``(3, 4, 5, 9)`` → ``"pages 3–5, 9"``."""
+    ranges: list[str] = []
+    start = 0
+    while start < len(pages):
+        end = start
+        while end + 1 < len(pages) and pages[end + 1] == pages[end] + 1:
+            end += 1
+        ranges.append(str(pages[start]) if start == end else f"{pages[start]}–{pages[end]}")
+        start = end + 1
+    return ("page " if len(pages) == 1 else "pages ") + ", ".join(ranges)
