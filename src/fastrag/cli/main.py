@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Final
 
+from fastrag._collector import tune_for_batch_work
 from fastrag.exceptions import FastragError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -59,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
+    tune_for_batch_work()  # the command is the application: see fastrag._collector
     try:
         status: int = arguments._run(arguments)
     except FastragError as error:

@@ -21,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from fastrag._collector import tune_for_batch_work
 from fastrag.exceptions import PipelineError
 from fastrag.ingestion._job_config import IngestConfig, Plan, build_plan
 from fastrag.ingestion._job_run import DocumentOutcome, run_share
@@ -159,6 +160,7 @@ def _size(raw: Document) -> int:
 def _initialize(config: IngestConfig) -> None:
     global _PLAN  # one plan per worker process is the point
     _PLAN = build_plan(config)
+    tune_for_batch_work(freeze=True)  # a worker is fastrag's own process
 
 
 async def _collect(
