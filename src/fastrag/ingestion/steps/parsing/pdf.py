@@ -34,6 +34,7 @@ it is kept out of ``config()``, messages, metadata and logs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Final, Literal
 
 from fastrag._optional import require
@@ -193,16 +194,22 @@ class PdfParser(Parser):
 
 def _ocr_notes(pages: list[int]) -> list[str]:
     """One note per run of consecutive image-only pages."""
-    notes: list[str] = []
-    start = 0
-    while start < len(pages):
-        end = start
-        while end + 1 < len(pages) and pages[end + 1] == pages[end] + 1:
-            end += 1
-        where = f"page {pages[start]}" if start == end else f"pages {pages[start]}–{pages[end]}"
-        notes.append(f"ocr: {where} image-only, no extractable text — needs OCR")
-        start = end + 1
-    return notes
+    return [
+        f"ocr: {f'page {first}' if first == last else f'pages {first}–{last}'} image-only, "
+        "no extractable text — needs OCR"
+        for first, last in _runs(pages)
+    ]
+
+
+def _runs(pages: Sequence[int]) -> list[tuple[int, int]]:
+    """``(3, 4, 5, 9)`` → ``[(3, 5), (9, 9)]``: first and last page of each run."""
+    runs: list[tuple[int, int]] = []
+    for page in pages:
+        if runs and page == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], page)
+        else:
+            runs.append((page, page))
+    return runs
 
 
 def _notes(layout: DocumentLayout) -> list[str]:
@@ -220,12 +227,5 @@ def _notes(layout: DocumentLayout) -> list[str]:
 
 def _page_ranges(pages: tuple[int, ...]) -> str:
     """``(3, 4, 5, 9)`` → ``"pages 3–5, 9"``."""
-    ranges: list[str] = []
-    start = 0
-    while start < len(pages):
-        end = start
-        while end + 1 < len(pages) and pages[end + 1] == pages[end] + 1:
-            end += 1
-        ranges.append(str(pages[start]) if start == end else f"{pages[start]}–{pages[end]}")
-        start = end + 1
+    ranges = [str(first) if first == last else f"{first}–{last}" for first, last in _runs(pages)]
     return ("page " if len(pages) == 1 else "pages ") + ", ".join(ranges)
