@@ -15,6 +15,7 @@ from math import ceil
 from pathlib import Path
 from typing import Any
 
+from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
 from fastrag.models import Document
 from fastrag.normalization import CoverageUnit, NormalizedDocument, NormalizerRegistry
 from fastrag.packing import PackingConfig, build_embedding_text
@@ -26,6 +27,7 @@ from tests.unit.tokenization.conftest import train_bert_wordpiece
 __all__ = [
     "NonAdditiveTokenizer",
     "check_pieces",
+    "last_lines_of_validated_chunks",
     "normalize",
     "tokenizer_named",
 ]
@@ -131,3 +133,31 @@ def _merged(intervals: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             result.append((start, end))
     return result
+
+
+def last_lines_of_validated_chunks(
+    content: str, content_format: str, max_tokens: int, target_tokens: int, **options: Any
+) -> tuple[list[str], str]:
+    """Chunk ``content`` through ``StructureAwareChunker`` with a byte budget, validate
+    the chunks independently, and return each chunk's last line and all text shown."""
+    tokenizer = Utf8ByteTokenizer()
+    chunker = StructureAwareChunker(
+        tokenizer=tokenizer,
+        max_tokens=max_tokens,
+        target_tokens=target_tokens,
+        cache=False,
+        **options,
+    )
+    document = Document("d", "d", content, {"content_format": content_format})
+    pieces = [piece for piece in chunker.split(document) if not isinstance(piece, str)]
+    normalized = NormalizerRegistry().get(content_format).normalize(document)
+    report = validate_structure_chunks(
+        normalized,
+        pieces,
+        tokenizer,
+        max_tokens,
+        min_preferred_tokens=chunker.packing.min_preferred_tokens,
+    )
+    assert report.classification == "chunked"
+    lasts = [text.rstrip().splitlines()[-1].strip() for text, _ in pieces]
+    return lasts, "\n".join(text for text, _ in pieces)

@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
-from fastrag.models import Document
-from fastrag.normalization import NormalizerRegistry
-from fastrag.packing.validator import validate_structure_chunks
-from fastrag.tokenization import Utf8ByteTokenizer
+from tests.unit.packing._engine_support import last_lines_of_validated_chunks
 
 ITEM = "Item {n} has a first sentence long enough to matter. It goes on for a while here."
 LIST = "\n\n".join(f"* {ITEM.format(n=n)}\n\n  A second paragraph of item {n}." for n in range(6))
@@ -34,21 +30,9 @@ MARKERS = {"*", ".. note::", ">"}
 @pytest.mark.parametrize("budget", range(100, 400, 9))
 def test_no_chunk_ends_with_a_bare_marker(case: str, budget: int) -> None:
     content, content_format = CASES[case]
-    chunker = StructureAwareChunker(
-        tokenizer=Utf8ByteTokenizer(),
-        max_tokens=budget,
-        target_tokens=budget - 10,
-        min_preferred_tokens=10,
-        cache=False,
+    lasts, _ = last_lines_of_validated_chunks(
+        content, content_format, budget, budget - 10, min_preferred_tokens=10
     )
-    document = Document("m", "m", content, {"content_format": content_format})
-    pieces = [piece for piece in chunker.split(document) if not isinstance(piece, str)]
-    assert len(pieces) > 1
-    for text, _ in pieces:
-        last = text.rstrip().splitlines()[-1].strip()
-        assert last not in MARKERS, f"a chunk ends with the bare marker {last!r}: {text!r}"
-    normalized = NormalizerRegistry().get(content_format).normalize(document)
-    report = validate_structure_chunks(
-        normalized, pieces, Utf8ByteTokenizer(), budget, min_preferred_tokens=10
-    )
-    assert report.classification == "chunked"
+    assert len(lasts) > 1
+    for last in lasts:
+        assert last not in MARKERS, f"a chunk ends with the bare marker {last!r}"

@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastrag.ingestion.steps.chunking.structure import StructureAwareChunker
-from fastrag.models import Document
-from fastrag.normalization import NormalizerRegistry
-from fastrag.packing.validator import validate_structure_chunks
-from fastrag.tokenization import Utf8ByteTokenizer
+from tests.unit.packing._engine_support import last_lines_of_validated_chunks
 
 LENGTHS = (1, 6, 1, 2, 1, 3, 3, 1, 4, 2, 1, 5, 1, 2, 3, 1, 1, 6, 2, 1)
 TERMS = [f"term{number:02d}" for number in range(len(LENGTHS))]
@@ -41,17 +37,8 @@ def _rst() -> str:
 @pytest.mark.parametrize(("content", "content_format"), [(_html(), "html"), (_rst(), "rst")])
 @pytest.mark.parametrize("budget", [180, 260, 400])
 def test_no_chunk_ends_with_a_bare_term(content: str, content_format: str, budget: int) -> None:
-    chunker = StructureAwareChunker(
-        tokenizer=Utf8ByteTokenizer(), max_tokens=budget, target_tokens=budget * 2 // 3, cache=False
-    )
-    document = Document("g", "g", content, {"content_format": content_format})
-    pieces = [piece for piece in chunker.split(document) if not isinstance(piece, str)]
-    assert len(pieces) > 3
-    for text, _ in pieces:
-        last = text.rstrip().splitlines()[-1].strip()
+    lasts, shown = last_lines_of_validated_chunks(content, content_format, budget, budget * 2 // 3)
+    assert len(lasts) > 3
+    for last in lasts:
         assert last not in TERMS, f"a chunk ends with the bare term {last!r}"
-    every = "\n".join(text for text, _ in pieces)
-    assert all(term in every for term in TERMS)
-    normalized = NormalizerRegistry().get(content_format).normalize(document)
-    report = validate_structure_chunks(normalized, pieces, Utf8ByteTokenizer(), budget)
-    assert report.classification == "chunked"
+    assert all(term in shown for term in TERMS)
