@@ -95,8 +95,12 @@ class DraftTree:
 
     nodes: list[DraftNode]
     children: dict[int, list[int]]  # node index -> child indexes, for parents only
-    units: list[tuple[int, int, int]]
-    exclusions: list[tuple[int, int, str]]
+    # Flat lists, not a tuple per record: no tracked object per unit or exclusion for
+    # the garbage collector to count and walk, and C-level slices (``units[0::3]``)
+    # read each field back.
+    units: list[int]  # start, end, owner node of each unit in turn
+    exclusion_bounds: list[int]  # start, end of each exclusion in turn
+    exclusion_reasons: list[str]
     # (message template with "{offset}", byte offset): offsets are mapped later.
     diagnostics: list[tuple[str, int]]
     # Nodes whose attributes hold link, image or footnote lists (to freeze as tuples).
@@ -116,7 +120,8 @@ class Walker:
         "definition_starts",
         "definitions",
         "diagnostics",
-        "exclusions",
+        "exclusion_bounds",
+        "exclusion_reasons",
         "find_definitions",
         "header_pending",
         "heading_parts",
@@ -153,8 +158,9 @@ class Walker:
         self.max_depth = limits.max_depth
         self.nodes: list[DraftNode] = [DraftNode("document", 0, -1)]
         self.children: dict[int, list[int]] = {}  # only nodes that have children
-        self.units: list[tuple[int, int, int]] = []
-        self.exclusions: list[tuple[int, int, str]] = []
+        self.units: list[int] = []  # flat, see DraftTree
+        self.exclusion_bounds: list[int] = []
+        self.exclusion_reasons: list[str] = []
         self.diagnostics: list[tuple[str, int]] = []
         self.noted: list[int] = []  # see DraftTree.noted
         self.stack: list[int] = [0]  # open containers: root, sections, then blocks
@@ -178,13 +184,12 @@ class Walker:
     # -- ownership -------------------------------------------------------------------
 
     def exclude(self, start: int, end: int, reason: str) -> None:
-        exclusions = self.exclusions
-        if exclusions:
-            last = exclusions[-1]
-            if last[1] == start and last[2] == reason:
-                exclusions[-1] = (last[0], end, reason)
-                return
-        exclusions.append((start, end, reason))
+        bounds = self.exclusion_bounds
+        if bounds and bounds[-1] == start and self.exclusion_reasons[-1] == reason:
+            bounds[-1] = end  # extends the last exclusion
+            return
+        bounds += (start, end)
+        self.exclusion_reasons.append(reason)
 
     def fill(self, end: int) -> None:
         """Give ``[cursor, end)`` to the innermost open container (see module docstring)."""
@@ -210,10 +215,11 @@ class Walker:
         if owner == 0 or kind == "section":
             self.top_level(core_start, core_end, owner)
         else:
-            self.units.append((core_start, core_end, owner))
+            self.units += (core_start, core_end, owner)
             self.last_end = core_end
         if core_end < end:
-            self.exclusions.append((core_end, end, "whitespace"))
+            self.exclusion_bounds += (core_end, end)
+            self.exclusion_reasons.append("whitespace")
 
     def top_level(self, start: int, end: int, owner: int) -> None:
         """Exclude the link definitions in a document-level gap; keep anything else.
@@ -278,7 +284,7 @@ class Walker:
             self.exclude(start, core_start, "whitespace")
         node = DraftNode("paragraph", core_start, owner, True)
         node.end = core_end
-        self.units.append((core_start, core_end, self.add(node)))
+        self.units += (core_start, core_end, self.add(node))
         self.last_end = core_end
         message = "no parsed block covers the source at offset {offset}; kept as a paragraph"
         self.diagnostics.append((message, core_start))
@@ -370,7 +376,7 @@ class Walker:
         end = min(max(end, start, self.cursor), self.size)
         core_end = start + len(self.data[start:end].rstrip())
         if core_end > start:
-            self.units.append((start, core_end, index))
+            self.units += (start, core_end, index)
             self.last_end = core_end
         if core_end < end:
             self.exclude(core_end, end, "whitespace")

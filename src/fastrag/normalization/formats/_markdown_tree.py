@@ -199,15 +199,10 @@ def build_draft(
     plain = PLAIN_INLINE
     for event, span in events:
         # Ordered by frequency (text, tags, code); the loop body is the hot path, so
-        # membership tests (no method call) pick the event's one key.
-        if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
-            if event == "Rule":
-                if not walker.skipped:
-                    walker.open_leaf("thematic_break", span["start"])
-                    walker.close_leaf(span["end"])
-            elif walker.collecting:
-                text(" ")
-            continue
+        # membership tests (no method call) pick the event's one key. The three str
+        # events ("SoftBreak", "HardBreak", "Rule") come last: for them these tests are
+        # substring tests, false for all three, so the million dict events skip a type
+        # check each.
         if "Text" in event:
             if walker.collecting:  # Walker.text, inlined
                 value = event["Text"]
@@ -253,6 +248,14 @@ def build_draft(
             continue
         if "Html" in event or "InlineHtml" in event:
             continue  # raw HTML renders no text and records nothing (Walker.other)
+        if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
+            if event == "Rule":
+                if not walker.skipped:
+                    walker.open_leaf("thematic_break", span["start"])
+                    walker.close_leaf(span["end"])
+            elif walker.collecting:
+                text(" ")
+            continue
         if walker.collecting:
             for key in _TEXT_KEYS:
                 value = event.get(key)
@@ -274,7 +277,8 @@ def build_draft(
         walker.nodes,
         walker.children,
         walker.units,
-        walker.exclusions,
+        walker.exclusion_bounds,
+        walker.exclusion_reasons,
         walker.diagnostics,
         walker.noted,
     )
