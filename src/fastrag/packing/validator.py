@@ -343,8 +343,10 @@ def _classify(source: SourceIndex) -> str:
     # Chunker base drops whitespace-only pieces, so no chunk could carry them).
     if all(blank(unit) for unit in source.units):
         return EMPTY
+    # Headings with nothing but whitespace beside them (an empty ``<pre>``) are a
+    # hierarchy without a body, as the engine plans them.
     heading_units = all(
-        source.normalized.node(unit.node_id).kind == HEADING for unit in source.units
+        blank(unit) or source.normalized.node(unit.node_id).kind == HEADING for unit in source.units
     )
     return HIERARCHY_ONLY if heading_units else CHUNKED
 

@@ -202,9 +202,19 @@ def test_mandatory_context_that_cannot_fit_raises_naming_the_node() -> None:
     assert any(m["overflow"] for _, m in flagged)
 
 
-@pytest.mark.parametrize("text", ["", "   \n\n", "# Only\n\n## Headings\n"])
-def test_empty_and_heading_only_documents_yield_no_chunks(text: str) -> None:
-    assert packed(text, target_tokens=100, max_tokens=200) == ()
+@pytest.mark.parametrize(
+    ("text", "content_format"),
+    [
+        ("", "markdown"),
+        ("   \n\n", "markdown"),
+        ("# Only\n\n## Headings\n", "markdown"),
+        # A heading and an empty code block (found by hypothesis): the validator used to
+        # call it chunked and demand a chunk for the heading.
+        ("<h1>pear </h1> <pre>\n\n</pre> ", "html"),
+    ],
+)
+def test_empty_and_heading_only_documents_yield_no_chunks(text: str, content_format: str) -> None:
+    assert packed(text, content_format, target_tokens=100, max_tokens=200) == ()
 
 
 def test_a_trailing_empty_section_joins_the_chunk_before_it() -> None:
