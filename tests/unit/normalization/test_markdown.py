@@ -152,15 +152,60 @@ def test_html_blocks_of_only_comments_are_excluded_as_comments() -> None:
 def test_myst_targets_are_excluded_as_markup_and_look_alikes_stay() -> None:
     source = (
         "(configuration)=\n\n# Configuration\n\nSome text.\n\n  (config-file)=\n\n"
-        "## Config file\n\nMore (not a target)= text.\n\n(a)=b\n\n(two words)=\n"
+        "## Config file\n\nMore (not a target)= text.\n\n(a)=b\n\n(Requirement Specifiers)=\n\n"
+        "( )=\n"
     )
     tree = normalize(source)
-    assert excluded(tree, "markup")[:2] == ["(configuration)=", "(config-file)="]
+    # Labels may hold spaces: pip's documentation has "(Requirement Specifiers)=".
+    assert excluded(tree, "markup") == [
+        "(configuration)=",
+        "(config-file)=",
+        "(Requirement Specifiers)=",
+    ]
     assert [node.text for node in of_kind(tree, "paragraph")] == [
         "Some text.",
         "More (not a target)= text.",
         "(a)=b",
-        "(two words)=",
+        "( )=",
+    ]
+    assert tree.validate() is tree
+
+
+# The head of a typical project README (typer's, rich's): a centred logo, a tagline,
+# a row of badges.
+README_HEAD = (
+    '<p align="center">\n  <a href="https://typer.example"><img src="logo.svg" alt="Typer"></a>\n'
+    "</p>\n\n"
+    '<p align="center">\n    <em>Typer, build great CLIs.</em>\n</p>\n\n'
+    "[![Test](https://ci.example/badge.svg)](https://ci.example) "
+    '[![PyPI][pypi-badge]][pypi] | [![Docs](d.svg "docs")](https://docs.example)\n'
+    "[![Coverage](c.svg)](https://cov.example)\n\n"
+    "![Logo](https://example.org/logo.svg)\n\n"
+    "[![Build](b.svg)](https://ci.example) is green on every commit.\n\n"
+    "<div>&nbsp;</div>\n\n"
+    "[pypi-badge]: https://img.example/pypi.svg\n[pypi]: https://pypi.example\n"
+)
+
+
+def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> None:
+    tree = normalize(README_HEAD)
+    assert excluded(tree, "markup") == [
+        '<p align="center">\n  <a href="https://typer.example">'
+        '<img src="logo.svg" alt="Typer"></a>\n</p>',
+        "<div>&nbsp;</div>",
+    ]
+    assert excluded(tree, "badges") == [
+        "[![Test](https://ci.example/badge.svg)](https://ci.example) "
+        '[![PyPI][pypi-badge]][pypi] | [![Docs](d.svg "docs")](https://docs.example)\n'
+        "[![Coverage](c.svg)](https://cov.example)"
+    ]
+    # Text stays: a tagline inside tags, an image without a link, a badge in a sentence.
+    assert [node.text for node in of_kind(tree, "html_block")] == [
+        '<p align="center">\n    <em>Typer, build great CLIs.</em>\n</p>'
+    ]
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "![Logo](https://example.org/logo.svg)",
+        "[![Build](b.svg)](https://ci.example) is green on every commit.",
     ]
     assert tree.validate() is tree
 

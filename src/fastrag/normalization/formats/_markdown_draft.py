@@ -48,8 +48,28 @@ CONTAINER_TAGS = frozenset({"List", "Item", "BlockQuote", "FootnoteDefinition", 
 # anchored at each "<!--": linear in the block's length.
 _COMMENTS_ONLY = re.compile(rb"[ \t\r\n]*(?:<!--.*?-->[ \t\r\n]*)+", re.DOTALL)
 # A MyST target, ``(label)=`` alone on its line: a cross-reference anchor for Sphinx,
-# syntax with no readable text (CommonMark reads it as a paragraph).
-_MYST_TARGET = re.compile(rb"[ \t\r\n]*\([^()\s]+\)=[ \t\r\n]*")
+# syntax with no readable text (CommonMark reads it as a paragraph). Labels may hold
+# spaces (pip's ``(Requirement Specifiers)=``).
+_MYST_TARGET = re.compile(rb"[ \t\r\n]*\((?=[^()\r\n]*[^()\s])[^()\r\n]+\)=[ \t\r\n]*")
+# An HTML block of tags only — ``<p align="center">``, ``<a href=…><img src=…></a>``,
+# ``</div>`` — shows no text: a README's centred logo or badge row. (An attribute value
+# holding ``>`` ends the tag early and leaves text behind: such a block is kept.)
+_TAGS_ONLY = re.compile(
+    rb"[ \t\r\n]*(?:(?:<!--.*?-->|</?[A-Za-z][^<>]*>|&nbsp;|&#160;|&#[xX][aA]0;)[ \t\r\n]*)+",
+    re.DOTALL,
+)
+# A paragraph of linked images only — ``[![PyPI version](https://badge…)](https://pypi…)``,
+# inline or by reference, separated by spaces, ``|``, ``•`` or ``·`` — is a badge row:
+# build status and version shields, no prose. An image without a link is kept.
+_TARGET = rb"(?:\([^()\s]*(?:[ \t]+\"[^\"\r\n]*\")?\)|\[[^\]\r\n]*\])"
+_BADGE = rb"\[!\[[^\]\r\n]*\]" + _TARGET + rb"\]" + _TARGET
+_BADGES_ONLY = re.compile(
+    rb"[ \t\r\n]*"
+    + _BADGE
+    + rb"(?:(?:[ \t\r\n|]|\xe2\x80\xa2|\xc2\xb7)*"
+    + _BADGE
+    + rb")*[ \t\r\n]*"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +371,14 @@ class Walker:
     def myst_target(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` as ``markup`` if it is a MyST target."""
         return self._excluded_block(start, end, _MYST_TARGET, "markup")
+
+    def tags_only(self, start: int, end: int) -> bool:
+        """Exclude the HTML block ``[start, end)`` as ``markup`` if it shows no text."""
+        return self._excluded_block(start, end, _TAGS_ONLY, "markup")
+
+    def badges(self, start: int, end: int) -> bool:
+        """Exclude the paragraph ``[start, end)`` as ``badges`` if it is linked images only."""
+        return self._excluded_block(start, end, _BADGES_ONLY, "badges")
 
     def _excluded_block(self, start: int, end: int, whole: re.Pattern[bytes], reason: str) -> bool:
         start = max(start, self.cursor)

@@ -148,9 +148,14 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
         walker.links.append((name, [], tag[name]["dest_url"]))
         walker.collecting = True
         return
-    if name == "HtmlBlock" and walker.comment_block(span["start"], span["end"]):
+    if name == "HtmlBlock" and (
+        walker.comment_block(span["start"], span["end"])
+        or walker.tags_only(span["start"], span["end"])
+    ):
         return
-    if name == "Paragraph" and walker.myst_target(span["start"], span["end"]):
+    if name == "Paragraph" and (
+        walker.myst_target(span["start"], span["end"]) or walker.badges(span["start"], span["end"])
+    ):
         return
     handler = _START_HANDLERS.get(name)
     if handler is not None:

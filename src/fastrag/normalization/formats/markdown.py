@@ -36,7 +36,11 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   ``front_matter`` and kept raw, uninterpreted, in
   ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
-  nothing: they are excluded as ``comment``. Other HTML blocks are ``html_block`` leaves.
+  nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
+  logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``. Other HTML
+  blocks are ``html_block`` leaves.
+* A paragraph of linked images only (a README's row of build and version badges) is
+  excluded as ``badges``; an image without a link stays.
 * A MyST target, ``(label)=`` alone in its paragraph (Sphinx cross-reference anchors in
   MyST Markdown), is syntax with no readable text: excluded as ``markup``.
 * Link reference definitions at document level render nothing and their targets are on
@@ -131,7 +135,8 @@ class MarkdownNormalizer:
 
     # v2: HTML blocks of comments only are excluded as "comment".
     # v3: MyST targets (a "(label)=" paragraph) are excluded as "markup".
-    identity = f"markdown:pyromark-{_pyromark_version()}:v3"
+    # v4: labels with spaces too; tags-only HTML blocks ("markup"), badge rows ("badges").
+    identity = f"markdown:pyromark-{_pyromark_version()}:v4"
 
     def __init__(
         self,
