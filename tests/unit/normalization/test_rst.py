@@ -243,7 +243,7 @@ def test_comments_targets_and_markup_directives_are_excluded() -> None:
     assert [node.text for node in tree.nodes[1:]] == ["Text."]
 
 
-def test_meta_navigation_directives_and_images_without_alt_text_are_markup() -> None:
+def test_meta_navigation_autodoc_and_images_without_alt_text_are_markup() -> None:
     # A redirect stub (pip's moved pages) and a README's badges used to become chunks
     # of options, file names and URLs.
     source = (
@@ -253,7 +253,9 @@ def test_meta_navigation_directives_and_images_without_alt_text_are_markup() -> 
         ".. image:: https://ci.example/badge.svg\n   :target: https://ci.example\n\n"
         ".. image:: banner.svg\n   :align: center\n\n"
         ".. image:: logo.png\n   :alt: The project logo\n\n"
-        ".. figure:: plot.png\n\n   What the plot shows.\n\nText.\n"
+        ".. figure:: plot.png\n\n   What the plot shows.\n\n"
+        ".. automodule:: fastrag.packing\n   :members:\n\n"
+        ".. autofunction:: fastrag.packing.pack\n\nText.\n"
     )
     tree = normalize(source)
     assert excluded(tree, "markup") == [
@@ -263,6 +265,8 @@ def test_meta_navigation_directives_and_images_without_alt_text_are_markup() -> 
         ".. toctree::\n   :maxdepth: 2\n\n   intro\n   usage",
         ".. image:: https://ci.example/badge.svg\n   :target: https://ci.example",
         ".. image:: banner.svg\n   :align: center",
+        ".. automodule:: fastrag.packing\n   :members:",
+        ".. autofunction:: fastrag.packing.pack",
     ]
     assert [node.text for node in kinds(tree, "image")] == [
         ".. image:: logo.png\n   :alt: The project logo",
@@ -337,7 +341,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v3"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v4"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

@@ -174,7 +174,7 @@ def test_nothing_reads_files_or_fetches_urls(
     _AUDIT["armed"] = False
     assert audited == []
     assert "SENTINEL-CONTENT" not in dump_tree(tree)
-    assert [e.reason for e in tree.exclusions if e.reason != "whitespace"].count("directive") == 6
+    assert [e.reason for e in tree.exclusions if e.reason != "whitespace"].count("directive") == 7
 
 
 def test_docutils_global_registries_are_untouched() -> None:

@@ -4,16 +4,17 @@ docutils looks directives up in a process-global cache that applications (Sphinx
 extend; this table is private to the adapter instead, built once per process from
 docutils' static table of built-ins plus the adapter's own classes:
 
-* ``raw`` and ``include`` are refused without running, and so is ``csv-table`` with
-  ``:file:`` or ``:url:``: they would read files or fetch URLs. Their source is excluded.
-* ``role``, ``default-role``, ``highlight``, ``index``, ``contents``, ``toctree`` …
-  render no text of their own: markup. (Not
-  running ``role``/``default-role`` also keeps docutils' global role table untouched.)
+* ``raw``, ``include`` and ``literalinclude`` are refused without running, and so is
+  ``csv-table`` with ``:file:`` or ``:url:``: they would read files or fetch URLs. Their
+  source is excluded.
+* ``role``, ``default-role``, ``highlight``, ``index``, ``contents``, ``toctree``,
+  autodoc's ``automodule`` … render no text of their own: markup. (Not running
+  ``role``/``default-role`` also keeps docutils' global role table untouched.)
 * ``code``, ``code-block``, ``sourcecode``, ``doctest``, ``testcode``, ``productionlist``
   … become literal blocks with a language; any option is accepted.
 * every other name docutils does not ship — Sphinx's ``function``, ``versionadded``,
-  ``toctree``, ``c:function`` … — is a generic container: any option, one optional
-  argument, and a body parsed as reST.
+  ``c:function`` … — is a generic container: any option, one optional argument, and a
+  body parsed as reST.
 
 Nodes made here carry their facts as ``fr_*`` attributes for the tree mapping.
 """
@@ -46,14 +47,18 @@ _CODE_DIRECTIVES: dict[str, str | None] = {
 _LANGUAGE_ARGUMENT = frozenset({"code", "code-block", "sourcecode"})
 # Directives that render no readable text of their own (their source is excluded as markup).
 # ``contents``, ``sectnum``, ``target-notes`` and Sphinx's ``toctree`` generate navigation
-# from the rest of the document (their source names files and options, not content).
+# from the rest of the document, autodoc's ``auto*`` pull documentation from code: their
+# source names files, objects and options, not content.
 _MARKUP_DIRECTIVES = frozenset(
     {"role", "default-role", "highlight", "index", "currentmodule", "default-domain",
      "tabularcolumns", "moduleauthor", "sectionauthor", "codeauthor", "contents",
-     "sectnum", "section-numbering", "target-notes", "toctree"}
+     "sectnum", "section-numbering", "target-notes", "toctree", "automodule", "autoclass",
+     "autoexception", "autofunction", "automethod", "autoattribute", "autoproperty",
+     "autodata", "autodecorator", "autosummary"}
 )
-# Run by docutils, these would read files or fetch URLs: refused without running.
-_REFUSED_DIRECTIVES = frozenset({"raw", "include"})
+# Run, these would read files or fetch URLs: refused without running (Sphinx's
+# ``literalinclude`` reads a source file, as ``include`` does).
+_REFUSED_DIRECTIVES = frozenset({"raw", "include", "literalinclude"})
 # Sphinx directives whose body starts right after the marker (no argument to take).
 _CONTENT_ONLY = frozenset({"seealso", "glossary", "hlist", "todo", "acks", "only"})
 _ADMONITION_LIKE = frozenset({"seealso", "todo"})

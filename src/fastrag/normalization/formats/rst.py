@@ -102,7 +102,10 @@ class RstNormalizer:
 
     # v2: section and heading titles are their readable text (roles and marks dropped);
     # a leading field list of Sphinx metadata fields is excluded as markup.
-    identity = f"rst:docutils-{_docutils_version()}:v3"
+    # v3: meta, contents, sectnum, target-notes and toctree directives and images
+    # without alt text are excluded as markup.
+    # v4: autodoc's auto* directives too; literalinclude is refused like include.
+    identity = f"rst:docutils-{_docutils_version()}:v4"
 
     def __init__(
         self,
