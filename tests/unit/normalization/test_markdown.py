@@ -210,6 +210,23 @@ def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> 
     assert tree.validate() is tree
 
 
+def test_myst_navigation_and_autodoc_fences_are_markup_other_fences_stay() -> None:
+    source = (
+        "# Docs\n\n```{toctree}\n:hidden:\n\ninstallation\nusage\n```\n\nText.\n\n"
+        "```{autofunction} pip.main\n```\n\n```{note}\nA note.\n```\n\n"
+        "```python\nprint(1)\n```\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == [
+        "```{toctree}\n:hidden:\n\ninstallation\nusage\n```",
+        "```{autofunction} pip.main\n```",
+    ]
+    assert [node.text for node in of_kind(tree, "code")] == [
+        "```{note}\nA note.\n```",
+        "```python\nprint(1)\n```",
+    ]
+
+
 def test_strikethrough_stays_in_the_paragraph_source() -> None:
     (paragraph,) = of_kind(normalize("a ~~b~~ c\n"), "paragraph")
     assert paragraph.text == "a ~~b~~ c"

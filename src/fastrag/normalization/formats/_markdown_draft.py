@@ -63,6 +63,8 @@ _TAGS_ONLY = re.compile(
 # build status and version shields, no prose. An image without a link is kept.
 _TARGET = rb"(?:\([^()\s]*(?:[ \t]+\"[^\"\r\n]*\")?\)|\[[^\]\r\n]*\])"
 _BADGE = rb"\[!\[[^\]\r\n]*\]" + _TARGET + rb"\]" + _TARGET
+# Any block: for constructs recognised by their syntax tree rather than their text.
+_ANY_BLOCK = re.compile(rb".*", re.DOTALL)
 _BADGES_ONLY = re.compile(
     rb"[ \t\r\n]*"
     + _BADGE
@@ -375,6 +377,10 @@ class Walker:
     def tags_only(self, start: int, end: int) -> bool:
         """Exclude the HTML block ``[start, end)`` as ``markup`` if it shows no text."""
         return self._excluded_block(start, end, _TAGS_ONLY, "markup")
+
+    def markup_block(self, start: int, end: int) -> bool:
+        """Exclude the block ``[start, end)`` as ``markup`` (the caller knows it is)."""
+        return self._excluded_block(start, end, _ANY_BLOCK, "markup")
 
     def badges(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` as ``badges`` if it is linked images only."""

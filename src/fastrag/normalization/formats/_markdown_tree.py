@@ -44,6 +44,34 @@ def _start_heading(walker: Walker, tag: Any, start: int) -> None:
     walker.collecting = True
 
 
+# MyST directives written as fences (```{toctree}```) whose body names documents,
+# objects or files, not content: navigation and autodoc generate it from elsewhere.
+_MYST_MARKUP = frozenset(
+    {
+        "{toctree}",
+        "{contents}",
+        "{include}",
+        "{literalinclude}",
+        "{automodule}",
+        "{autoclass}",
+        "{autofunction}",
+        "{automethod}",
+        "{autoattribute}",
+        "{autodata}",
+        "{autoexception}",
+        "{autosummary}",
+    }
+)
+
+
+def _myst_markup(tag: Any) -> bool:
+    kind = tag["CodeBlock"]
+    if not isinstance(kind, dict):
+        return False
+    words = kind.get("Fenced", "").split()
+    return bool(words) and words[0] in _MYST_MARKUP
+
+
 def _start_code(walker: Walker, tag: Any, start: int) -> None:
     kind = tag["CodeBlock"]
     attributes: dict[str, Any] = {}
@@ -151,6 +179,12 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
     if name == "HtmlBlock" and (
         walker.comment_block(span["start"], span["end"])
         or walker.tags_only(span["start"], span["end"])
+    ):
+        return
+    if (
+        name == "CodeBlock"
+        and _myst_markup(tag)
+        and walker.markup_block(span["start"], span["end"])
     ):
         return
     if name == "Paragraph" and (

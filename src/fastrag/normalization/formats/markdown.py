@@ -41,6 +41,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   blocks are ``html_block`` leaves.
 * A paragraph of linked images only (a README's row of build and version badges) is
   excluded as ``badges``; an image without a link stays.
+* A MyST directive fence whose body names documents, objects or files rather than
+  content (```` ```{toctree} ````, ``{contents}``, ``{include}``, autodoc's
+  ``{autofunction}`` …) is excluded as ``markup``; other fences stay code blocks.
 * A MyST target, ``(label)=`` alone in its paragraph (Sphinx cross-reference anchors in
   MyST Markdown), is syntax with no readable text: excluded as ``markup``.
 * Link reference definitions at document level render nothing and their targets are on
@@ -136,7 +139,8 @@ class MarkdownNormalizer:
     # v2: HTML blocks of comments only are excluded as "comment".
     # v3: MyST targets (a "(label)=" paragraph) are excluded as "markup".
     # v4: labels with spaces too; tags-only HTML blocks ("markup"), badge rows ("badges").
-    identity = f"markdown:pyromark-{_pyromark_version()}:v4"
+    # v5: MyST fences of navigation and autodoc directives (```{toctree}```) are "markup".
+    identity = f"markdown:pyromark-{_pyromark_version()}:v5"
 
     def __init__(
         self,
