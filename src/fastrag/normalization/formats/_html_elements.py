@@ -16,7 +16,7 @@ __all__ = ["MAX_DIAGNOSTICS", "OpenElements"]
 MAX_DIAGNOSTICS = 100
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _LISTS = ("ul", "ol", "menu", "dir")
-_TABLE_PARTS: dict[Category, tuple[str, ...]] = {
+_TABLE_PARTS: dict[int, tuple[str, ...]] = {
     Category.ROW: ("tr", "td", "th"),
     Category.CELL: ("td", "th"),
     Category.TSECT: ("tr", "td", "th", "thead", "tbody", "tfoot"),
@@ -72,6 +72,7 @@ class OpenElements:
         return barrier
 
     def end_tag_end(self) -> int:
+        """Where an end tag that starts at ``pos`` ends: just after its first ``>``."""
         end = self.content.find(">", self.pos + 1)
         return end + 1 if end >= 0 else len(self.content)
 
@@ -106,7 +107,7 @@ class OpenElements:
         if positions and positions[-1] > self.barrier():
             self.pop_to(positions[-1], self.pos, None)
 
-    def implied_close(self, category: Category, tag: str) -> None:
+    def implied_close(self, category: int, tag: str) -> None:
         """HTML's implied end tags: a new li closes the open li of the same list, etc."""
         parts = _TABLE_PARTS.get(category)
         if parts is not None:
@@ -117,14 +118,14 @@ class OpenElements:
         if tag == "caption":
             return
         self.close_p()
-        if category is Category.ITEM:
+        if category == Category.ITEM:
             index = self.last("li")
             if index >= 0 and index > max(self.barrier(), *(self.last(n) for n in _LISTS)):
                 self.pop_to(index, self.pos, None)
-        elif category is Category.DT or category is Category.DD:
+        elif category == Category.DT or category == Category.DD:
             index = max(self.last("dt"), self.last("dd"))
             if index >= 0 and index > max(self.barrier(), self.last("dl")):
                 self.pop_to(index, self.pos, None)
-        elif category is Category.HEADING and self.tags and self.tags[-1] in _HEADINGS:
+        elif category == Category.HEADING and self.tags and self.tags[-1] in _HEADINGS:
             self.diagnose(f"offset {self.pos}: heading inside a heading; closed the first")
             self.pop_to(len(self.tags) - 1, self.pos, None)

@@ -71,6 +71,8 @@ def _attributes(block: Block, text: str) -> dict[str, Any]:
 
 def _segments(segs: list[int]) -> tuple[MapSegment, ...]:
     """The map runs of a block's flat quadruples (starmap: no Python frame per run)."""
+    if not segs:  # a container: no iterators to set up for nothing
+        return ()
     runs = iter(segs)
     return tuple(starmap(MapSegment, zip(runs, runs, runs, runs, strict=True)))
 
@@ -113,7 +115,10 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
     title = _title(tb)
     nodes: list[NormalizedNode] = []
     for block in blocks:
-        children = tuple(child.nid for child in block.children if child.nid)
+        # Most blocks are leaves: no generator to run for their empty tuple.
+        children = (
+            tuple(child.nid for child in block.children if child.nid) if block.children else ()
+        )
         if block is root:
             spans: tuple[SourceSpan, ...] = (SourceSpan(0, length),) if length else ()
             nodes.append(NormalizedNode(block.nid, "document", title, spans, None, children))
@@ -140,6 +145,7 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
             )
         )
     units, exclusions = _partition(tb.claims, f"{document.id}:unit:", length)
+    tb.release()  # the draft is read: let reference counting free it (see release)
     metadata = {"title": title} if title else {}
     return NormalizedDocument(
         document,

@@ -396,7 +396,7 @@ def _image(tb: TreeBuilder, attrs: Attrs) -> None:
 
 Handler = Callable[["TreeBuilder", str, "Attrs"], None]
 
-START: dict[Category, Handler] = {
+START: dict[int, Handler] = {
     Category.BOUNDARY: _start_boundary,
     Category.CHROME: _start_boundary,
     Category.MAIN: _start_main,

@@ -203,6 +203,8 @@ class HtmlNormalizer:
         if has_main and self.remove_boilerplate and not builder.main_text:
             # The probe matched no main region that holds text (an empty <main>, or
             # "<main" inside a script): the page does not mark its main content after all.
+            # (A discarded draft is released at once, see TreeBuilder.release.)
+            builder.release()
             builder = self._remove_chrome(content, False)
         if builder.removed_boilerplate and not _retains_text(builder):
             everything = self._run(content, False, has_main, frozenset())
@@ -210,12 +212,16 @@ class HtmlNormalizer:
                 everything.diagnostics.append(
                     "boilerplate kept: removing it would leave no content"
                 )
+                builder.release()
                 builder = everything
+            else:
+                everything.release()
         return build_document(document, builder)
 
     def _remove_chrome(self, content: str, has_main: bool) -> TreeBuilder:
         builder = self._run(content, self.remove_boilerplate, has_main, frozenset())
         if builder.conflicts:
+            builder.release()
             builder = self._rerun_keeping_main(content, has_main, builder)
         return builder
 
@@ -240,4 +246,5 @@ class HtmlNormalizer:
             if builder.conflicts <= protected:
                 return builder
             protected |= builder.conflicts
+            builder.release()
         return self._run(content, False, has_main, frozenset())
