@@ -53,6 +53,61 @@ def test_texinfo_navigation_line_menus_and_contents_are_boilerplate() -> None:
     assert not tree.diagnostics
 
 
+# bashref.html (Texinfo 6.8): an appendix of generated indexes, each a "Jump to" letter
+# bar around a table of terms and the nodes they appear in.
+_JUMP = (
+    '<table><tr><th valign="top">Jump to: &nbsp; </th><td>'
+    '<a class="summary-letter" href="#Builtin-Index_bt_letter-A"><b>A</b></a> &nbsp; '
+    '<a class="summary-letter" href="#Builtin-Index_bt_letter-W"><b>W</b></a></td></tr></table>'
+)
+TEXINFO_INDEX = (
+    '<html><body><div class="chapter"><h2 class="chapter">1 Builtins</h2>'
+    "<p>The <code>alias</code> builtin defines aliases.</p></div>\n"
+    '<div class="appendix"><h2 class="appendix">Appendix D Indexes</h2>\n'
+    '<table class="menu" border="0" cellspacing="0"><tr><td>&bull; '
+    '<a href="#Builtin-Index">Builtin Index</a>:</td></tr></table>\n'
+    '<div class="appendixsec"><h3 class="appendixsec">D.1 Index of Shell Builtin Commands</h3>'
+    f"{_JUMP}"
+    '<table class="index-bt" border="0"><tr><td></td><th>Index Entry</th><th>Section</th></tr>'
+    '<tr><th id="Builtin-Index_bt_letter-A">A</th><td></td><td></td></tr>'
+    '<tr><td></td><td><a href="#index-alias"><code>alias</code></a>:</td>'
+    '<td><a href="#Bash-Builtins">Bash Builtins</a></td></tr></table>'
+    f"{_JUMP}</div>\n"
+    '<div class="appendixsec"><h3>D.2 Concept Index</h3>'
+    '<table class="cp-entries-printindex"><tr><td><a href="#index-x">x</a></td></tr></table>'
+    "</div></div></body></html>"
+)
+
+
+def test_texinfo_indexes_and_their_letter_bars_are_boilerplate() -> None:
+    tree = normalize(TEXINFO_INDEX)
+    assert texts(tree) == ["1 Builtins", "The alias builtin defines aliases."]
+    assert sections(tree) == ["1 Builtins"]
+    chrome = excluded(tree, "boilerplate")
+    assert any(c.startswith('<table class="index-bt"') for c in chrome)
+    assert any(c.startswith('<table class="cp-entries-printindex"') for c in chrome)
+    assert sum("Jump to:" in c for c in chrome) == 2
+
+
+@pytest.mark.parametrize(
+    "trail",
+    [
+        '<div class="rustdoc-breadcrumbs"><a href="../index.html">std</a>::<wbr>'
+        '<a href="index.html">vec</a></div>',
+        '<nav aria-label="breadcrumb"><ol class="breadcrumb"><li><a href="/">Docs</a></li>'
+        "<li>Guide</li></ol></nav>",
+        '<div role="navigation" aria-label="Page navigation"><ul class="wy-breadcrumbs">'
+        '<li><a href="index.html">Docs</a> &raquo;</li><li>Guide</li></ul></div>',
+    ],
+)
+def test_breadcrumb_trails_are_boilerplate_inside_main_too(trail: str) -> None:
+    tree = normalize(
+        f"<html><body><main>{trail}<h1>Struct Vec</h1><p>A vector.</p></main></body></html>"
+    )
+    assert texts(tree) == ["Struct Vec", "A vector."]
+    assert excluded(tree, "boilerplate")
+
+
 def test_texinfo_7_nav_panel_and_mini_toc() -> None:
     source = (
         '<div class="chapter-level-extent" id="Intro"><div class="nav-panel"><p>'
@@ -226,10 +281,15 @@ RUSTDOC = (
 
 def test_topbar_heading_outranked_by_the_main_title_is_boilerplate() -> None:
     tree = normalize(RUSTDOC)
-    # The breadcrumb is main content: it stays, before the first section.
-    assert texts(tree) == ["std::vec", "Struct Vec", "A contiguous growable array type."]
+    # The breadcrumb trail is navigation even inside main: alone before the first
+    # section it became a 3-token chunk ("std::vec").
+    assert texts(tree) == ["Struct Vec", "A contiguous growable array type."]
     assert sections(tree) == ["Struct Vec"]
     assert excluded(tree, "boilerplate")[0] == "Vec"
+    assert (
+        '<div class="rustdoc-breadcrumbs"><a href="../index.html">std</a>::'
+        '<a href="index.html">vec</a></div>'
+    ) in excluded(tree, "boilerplate")
     assert excluded(tree, "ui_control") == [
         '<button id="copy-path" title="Copy item path to clipboard">Copy item path</button>'
     ]

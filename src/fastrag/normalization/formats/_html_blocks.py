@@ -147,6 +147,9 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
     kind = block.kind
     if kind == "table_row":
         _finish_row(tb, block)
+        links = block.links
+        if links is not None and block.nav == len(links):
+            tb.navigation_line(block)  # a navigation bar laid out as a table row
     elif kind == "code":  # blank lines around code carry nothing; indentation does
         text = block.display()
         kept = len(text.rstrip("\r\n"))

@@ -42,6 +42,7 @@ from fastrag.normalization.formats._html_tags import (
     Category,
     attribute,
     chrome_verdict,
+    is_breadcrumb_trail,
     is_symbol_permalink,
 )
 from fastrag.normalization.formats._html_text import (
@@ -63,6 +64,8 @@ _WORD = re.compile(r"\w+")
 # Words a navigation line may show outside its links, per link: the labels ("Next:",
 # "Up:", "Nach oben:"), never a sentence around a link.
 _NAV_WORDS_PER_LINK = 2
+# Elements generators wrap a breadcrumb trail in.
+_TRAIL_TAGS = frozenset({"div", "nav", "ol", "ul", "p"})
 
 
 class _RestIsExcludedError(Exception):
@@ -352,6 +355,9 @@ class TreeBuilder(BlockTree, Tokenizer):
                 ) or is_symbol_permalink(attrs, self.content, self.tag_end):
                     self.suppress(tag, "boilerplate")
                     return
+            if tag in _TRAIL_TAGS and attrs and is_breadcrumb_trail(attrs):
+                self.suppress(tag, "boilerplate")  # "std :: vec", "Docs » Guide »": inside main too
+                return
             if self.main == 0 and (attrs or category == Category.CHROME):
                 verdict = self._chrome_verdict(category, tag, attrs)
                 if verdict == 3:

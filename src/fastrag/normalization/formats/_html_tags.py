@@ -27,6 +27,7 @@ __all__ = [
     "alt_value_span",
     "attribute",
     "chrome_verdict",
+    "is_breadcrumb_trail",
     "is_navigation_link",
     "is_symbol_permalink",
     "marks_main",
@@ -137,6 +138,14 @@ CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
     }
 )
 
+# Texinfo's generated indexes (``@printindex``): ``table.index-cp`` (6.x; any index name:
+# bash has ``index-bt``, ``index-rw``) and ``table.cp-entries-printindex`` with its letter
+# bars (7.x). Each row is a term and the node it appears in: navigation, left out as the
+# PDF parser leaves out a back-of-book index.
+_TEXINFO_INDEX = re.compile(
+    r"index-[a-z]{2,3}|[a-z]{2,3}-(?:entries|letters-header|letters-footer)-printindex"
+)
+
 # ``summary`` of DocBook's and gtk-doc's navigation tables.
 _NAV_SUMMARIES = frozenset({"navigation header", "navigation footer"})
 
@@ -214,13 +223,27 @@ def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_e
     return _SYMBOL_LINK_TEXT.match(content, tag_end) is not None
 
 
+def is_breadcrumb_trail(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an element is a breadcrumb trail: a class naming one (rustdoc's
+    ``rustdoc-breadcrumbs``, Sphinx themes' ``wy-breadcrumbs``, ``breadcrumb`` in Bootstrap,
+    Docusaurus and MkDocs) or ``aria-label="breadcrumb"``. The trail repeats the page's
+    place in the site ("std :: vec") and, before the first heading, became a chunk."""
+    for key, value in attrs:
+        if value and (key == "class" or key == "aria-label") and "breadcrumb" in value.lower():
+            return True
+    return False
+
+
 def is_navigation_link(attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether an ``<a>`` names a page-navigation relation (``rel="next"`` …) or has an
-    ``accesskey`` (Texinfo and DocBook give one to each Next/Prev/Up link)."""
+    """Whether an ``<a>`` names a page-navigation relation (``rel="next"`` …), has an
+    ``accesskey`` (Texinfo and DocBook give one to each Next/Prev/Up link) or is a letter
+    of Texinfo's index bar ("Jump to: A B C …", ``a.summary-letter``)."""
     for key, value in attrs:
         if key == "accesskey" and value and value.strip():
             return True
         if key == "rel" and value and not NAV_RELS.isdisjoint(value.lower().split()):
+            return True
+        if key == "class" and value and "summary-letter" in value.lower().split():
             return True
     return False
 
@@ -261,7 +284,10 @@ def chrome_verdict(
             # Lowercased: old DocBook stylesheets write CLASS="TOC", which browsers match
             # (pages without a doctype are read in quirks mode, where classes ignore case).
             classes = CHROME_CLASSES.get(tag)
-            if classes is not None and not classes.isdisjoint(value.lower().split()):
+            names = value.lower().split()
+            if classes is not None and not classes.isdisjoint(names):
+                return 3
+            if tag == "table" and any(map(_TEXINFO_INDEX.fullmatch, names)):
                 return 3
         elif key == "summary" and tag == "table" and value.strip().lower() in _NAV_SUMMARIES:
             return 3

@@ -134,8 +134,11 @@ __all__ = ["HtmlNormalizer"]
 # in titles shown as a space.
 # v4: headings open sections inside <summary> (rustdoc's method titles) and after text
 # directly inside a wrapper (an implicit paragraph no longer makes them leaves).
+# v5: Texinfo's generated indexes (table.index-cp, *-printindex) and their "Jump to"
+# letter bars (table rows of navigation links only) are boilerplate; so are breadcrumb
+# trails, inside a main region too.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 4
+_VERSION = 5
 _MAX_RERUNS = 8
 
 
