@@ -275,6 +275,20 @@ def test_meta_navigation_autodoc_and_images_without_alt_text_are_markup() -> Non
     assert not tree.diagnostics
 
 
+def test_sphinx_indices_and_tables_section_is_markup() -> None:
+    source = (
+        "Guide\n=====\n\nIntro.\n\nIndices and tables\n==================\n\n"
+        "* :ref:`genindex`\n* :ref:`modindex`\n* :ref:`search`\n\n"
+        "Search tips\n===========\n\n* :ref:`search` finds words.\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == [
+        "Indices and tables\n==================\n\n"
+        "* :ref:`genindex`\n* :ref:`modindex`\n* :ref:`search`"
+    ]
+    assert [node.text for node in kinds(tree, "heading")] == ["Guide", "Search tips"]
+
+
 def test_footnotes_citations_substitutions_quotes_line_blocks_transitions() -> None:
     source = (
         ".. [1] A note.\n.. [CIT] A citation.\n\n.. |name| replace:: text\n\nPara.\n\n"
@@ -341,7 +355,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v4"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v5"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

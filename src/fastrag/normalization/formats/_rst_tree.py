@@ -59,6 +59,20 @@ _PLACED_ELSEWHERE = frozenset({"meta"})
 _SPHINX_META = frozenset({"tocdepth", "orphan", "nocomments", "nosearch"})
 
 
+_SPHINX_INDEX_REF = re.compile(r":ref:`(?:genindex|modindex|search)`")
+
+
+def _sphinx_indices(section: Any) -> bool:
+    """Whether a section holds nothing but a list of Sphinx's generated index pages."""
+    children = section.children
+    if len(children) != 2 or children[1].tagname != "bullet_list":
+        return False
+    items = children[1].children
+    return bool(items) and all(
+        _SPHINX_INDEX_REF.fullmatch(item.astext().strip()) for item in items
+    )
+
+
 def _has_alt(dnode: Any) -> bool:
     """Whether an image (or the image inside an image reference) has alternative text."""
     return any(image.get("alt") for image in dnode.findall(lambda n: n.tagname == "image"))
@@ -265,6 +279,11 @@ class _Mapper:
             self.exclude(frame, dnode, start, end, kind)
             return None
         if tag == "field_list" and self._sphinx_metadata(frame, dnode):
+            self.own(start, end, -1, "markup")
+            return None
+        if tag == "section" and _sphinx_indices(dnode):
+            # Sphinx quickstart's "Indices and tables" (genindex, modindex, search):
+            # links to generated pages, the same in every project; navigation.
             self.own(start, end, -1, "markup")
             return None
         if kind == "image" and tag != "figure" and not _has_alt(dnode):

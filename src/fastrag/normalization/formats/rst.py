@@ -105,7 +105,8 @@ class RstNormalizer:
     # v3: meta, contents, sectnum, target-notes and toctree directives and images
     # without alt text are excluded as markup.
     # v4: autodoc's auto* directives too; literalinclude is refused like include.
-    identity = f"rst:docutils-{_docutils_version()}:v4"
+    # v5: Sphinx quickstart's "Indices and tables" section is markup.
+    identity = f"rst:docutils-{_docutils_version()}:v5"
 
     def __init__(
         self,
