@@ -49,6 +49,7 @@ LAYERS = {
     "exceptions": 0,
     "_optional": 0,
     "_checks": 0,
+    "_collector": 0,
     "normalization": 1,
     "tokenization": 1,
     "packing": 2,
