@@ -108,6 +108,19 @@ def test_breadcrumb_trails_are_boilerplate_inside_main_too(trail: str) -> None:
     assert excluded(tree, "boilerplate")
 
 
+def test_sphinx_indices_and_tables_section_is_boilerplate() -> None:
+    source = (
+        '<html><body><div role="main"><section id="guide"><h1>Guide</h1><p>Intro.</p>'
+        '<section id="indices-and-tables"><h2>Indices and tables</h2><ul class="simple">'
+        '<li><p><a class="reference internal" href="genindex.html">Index</a></p></li>'
+        '<li><p><a class="reference internal" href="search.html">Search Page</a></p></li>'
+        "</ul></section></section></div></body></html>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["Guide", "Intro."]
+    assert excluded(tree, "boilerplate")[0].startswith('<section id="indices-and-tables">')
+
+
 def test_texinfo_7_nav_panel_and_mini_toc() -> None:
     source = (
         '<div class="chapter-level-extent" id="Intro"><div class="nav-panel"><p>'

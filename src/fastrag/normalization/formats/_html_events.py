@@ -42,7 +42,7 @@ from fastrag.normalization.formats._html_tags import (
     Category,
     attribute,
     chrome_verdict,
-    is_breadcrumb_trail,
+    is_site_navigation,
     is_symbol_permalink,
 )
 from fastrag.normalization.formats._html_text import (
@@ -64,8 +64,8 @@ _WORD = re.compile(r"\w+")
 # Words a navigation line may show outside its links, per link: the labels ("Next:",
 # "Up:", "Nach oben:"), never a sentence around a link.
 _NAV_WORDS_PER_LINK = 2
-# Elements generators wrap a breadcrumb trail in.
-_TRAIL_TAGS = frozenset({"div", "nav", "ol", "ul", "p"})
+# Elements generators wrap site navigation in (see ``is_site_navigation``).
+_SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
 
 
 class _RestIsExcludedError(Exception):
@@ -355,7 +355,7 @@ class TreeBuilder(BlockTree, Tokenizer):
                 ) or is_symbol_permalink(attrs, self.content, self.tag_end):
                     self.suppress(tag, "boilerplate")
                     return
-            if tag in _TRAIL_TAGS and attrs and is_breadcrumb_trail(attrs):
+            if tag in _SITE_NAVIGATION_TAGS and attrs and is_site_navigation(attrs):
                 self.suppress(tag, "boilerplate")  # "std :: vec", "Docs » Guide »": inside main too
                 return
             if self.main == 0 and (attrs or category == Category.CHROME):

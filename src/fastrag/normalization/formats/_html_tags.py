@@ -27,8 +27,8 @@ __all__ = [
     "alt_value_span",
     "attribute",
     "chrome_verdict",
-    "is_breadcrumb_trail",
     "is_navigation_link",
+    "is_site_navigation",
     "is_symbol_permalink",
     "marks_main",
     "ordered_label",
@@ -223,13 +223,20 @@ def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_e
     return _SYMBOL_LINK_TEXT.match(content, tag_end) is not None
 
 
-def is_breadcrumb_trail(attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether an element is a breadcrumb trail: a class naming one (rustdoc's
-    ``rustdoc-breadcrumbs``, Sphinx themes' ``wy-breadcrumbs``, ``breadcrumb`` in Bootstrap,
-    Docusaurus and MkDocs) or ``aria-label="breadcrumb"``. The trail repeats the page's
-    place in the site ("std :: vec") and, before the first heading, became a chunk."""
+def is_site_navigation(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an element is site navigation wherever it stands, inside a main region too:
+    a breadcrumb trail (a class or ``aria-label`` naming one: rustdoc's
+    ``rustdoc-breadcrumbs``, Sphinx themes' ``wy-breadcrumbs``, Bootstrap's, Docusaurus's
+    and MkDocs's ``breadcrumb``), which repeats the page's place in the site ("std :: vec")
+    and before the first heading became a chunk; or Sphinx quickstart's "Indices and
+    tables" section (``id="indices-and-tables"``: links to the generated index, module
+    index and search pages, the same in every project)."""
     for key, value in attrs:
-        if value and (key == "class" or key == "aria-label") and "breadcrumb" in value.lower():
+        if not value:
+            continue
+        if (key == "class" or key == "aria-label") and "breadcrumb" in value.lower():
+            return True
+        if key == "id" and value == "indices-and-tables":
             return True
     return False
 

@@ -137,8 +137,9 @@ __all__ = ["HtmlNormalizer"]
 # v5: Texinfo's generated indexes (table.index-cp, *-printindex) and their "Jump to"
 # letter bars (table rows of navigation links only) are boilerplate; so are breadcrumb
 # trails, inside a main region too.
+# v6: Sphinx's "Indices and tables" section (id="indices-and-tables") is boilerplate.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 5
+_VERSION = 6
 _MAX_RERUNS = 8
 
 
