@@ -210,6 +210,25 @@ def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> 
     assert tree.validate() is tree
 
 
+def test_link_bars_are_navigation_sentences_with_links_stay() -> None:
+    source = (
+        "[Docs](https://docs.example) | [Examples](#examples) | [Discord](https://chat.example)\n\n"
+        "[English readme](README.md)\n • [简体中文 readme](README.cn.md)\n"
+        " • [Deutsch](README.de.md)\n\n"
+        "See [a](x), [b](y) and [c](z).\n\n[Only](one) [two](links)\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "navigation") == [
+        "[Docs](https://docs.example) | [Examples](#examples) | [Discord](https://chat.example)",
+        "[English readme](README.md)\n • [简体中文 readme](README.cn.md)\n"
+        " • [Deutsch](README.de.md)",
+    ]
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "See [a](x), [b](y) and [c](z).",
+        "[Only](one) [two](links)",
+    ]
+
+
 def test_myst_navigation_and_autodoc_fences_are_markup_other_fences_stay() -> None:
     source = (
         "# Docs\n\n```{toctree}\n:hidden:\n\ninstallation\nusage\n```\n\nText.\n\n"

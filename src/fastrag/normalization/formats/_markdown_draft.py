@@ -63,6 +63,14 @@ _TAGS_ONLY = re.compile(
 # build status and version shields, no prose. An image without a link is kept.
 _TARGET = rb"(?:\([^()\s]*(?:[ \t]+\"[^\"\r\n]*\")?\)|\[[^\]\r\n]*\])"
 _BADGE = rb"\[!\[[^\]\r\n]*\]" + _TARGET + rb"\]" + _TARGET
+# A paragraph of three or more links and nothing else but separators (spaces, ``|``,
+# ``•``, ``·``) is a link bar: "[Docs](…) | [Examples](…) | [Discord](…)", rich's
+# eighteen translated READMEs. Navigation, no prose; a sentence around links is kept.
+_SEPARATORS = rb"(?:[ \t\r\n|]|\xe2\x80\xa2|\xc2\xb7)"
+_LINK = rb"(?:\[[^\[\]\r\n]+\]" + _TARGET + rb"|" + _BADGE + rb")"
+_LINK_BAR = re.compile(
+    rb"[ \t\r\n]*" + _LINK + rb"(?:" + _SEPARATORS + rb"+" + _LINK + rb"){2,}[ \t\r\n]*"
+)
 # Any block: for constructs recognised by their syntax tree rather than their text.
 _ANY_BLOCK = re.compile(rb".*", re.DOTALL)
 _BADGES_ONLY = re.compile(
@@ -385,6 +393,10 @@ class Walker:
     def badges(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` as ``badges`` if it is linked images only."""
         return self._excluded_block(start, end, _BADGES_ONLY, "badges")
+
+    def link_bar(self, start: int, end: int) -> bool:
+        """Exclude the paragraph ``[start, end)`` as ``navigation`` if it is a link bar."""
+        return self._excluded_block(start, end, _LINK_BAR, "navigation")
 
     def _excluded_block(self, start: int, end: int, whole: re.Pattern[bytes], reason: str) -> bool:
         start = max(start, self.cursor)

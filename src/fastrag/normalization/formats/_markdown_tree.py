@@ -188,7 +188,9 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
     ):
         return
     if name == "Paragraph" and (
-        walker.myst_target(span["start"], span["end"]) or walker.badges(span["start"], span["end"])
+        walker.myst_target(span["start"], span["end"])
+        or walker.badges(span["start"], span["end"])
+        or walker.link_bar(span["start"], span["end"])
     ):
         return
     handler = _START_HANDLERS.get(name)

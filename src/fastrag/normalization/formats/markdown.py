@@ -40,7 +40,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``. Other HTML
   blocks are ``html_block`` leaves.
 * A paragraph of linked images only (a README's row of build and version badges) is
-  excluded as ``badges``; an image without a link stays.
+  excluded as ``badges``; an image without a link stays. A paragraph of three or more
+  links and separators only (``[Docs](…) | [Examples](…)``, a list of translated
+  READMEs) is a link bar, excluded as ``navigation``.
 * A MyST directive fence whose body names documents, objects or files rather than
   content (```` ```{toctree} ````, ``{contents}``, ``{include}``, autodoc's
   ``{autofunction}`` …) is excluded as ``markup``; other fences stay code blocks.
@@ -140,7 +142,8 @@ class MarkdownNormalizer:
     # v3: MyST targets (a "(label)=" paragraph) are excluded as "markup".
     # v4: labels with spaces too; tags-only HTML blocks ("markup"), badge rows ("badges").
     # v5: MyST fences of navigation and autodoc directives (```{toctree}```) are "markup".
-    identity = f"markdown:pyromark-{_pyromark_version()}:v5"
+    # v6: link bars (a paragraph of three or more links only) are "navigation".
+    identity = f"markdown:pyromark-{_pyromark_version()}:v6"
 
     def __init__(
         self,
