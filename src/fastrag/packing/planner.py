@@ -5,11 +5,12 @@ estimated cost fits ``max_tokens`` becomes one chunk. Otherwise its direct block
 packed toward the target (``merge.pack_atoms``; oversized blocks are first refined by
 their splitter), each subsection is planned the same way, and small adjacent results
 are merged (``merge.merge_plans``) — never across top-level sections unless
-``allow_cross_top_level_merge``. A section holding nothing but its heading hands the
-heading on to what follows — across top-level sections too, since an empty section has
-no topic to keep apart — so headings are never stranded at the end of a chunk nor left
-alone in one; a heading-only tail with nothing after it joins the previous chunk when
-it fits.
+``allow_cross_top_level_merge``. A heading with a body before its subsections hands
+itself on to what follows, so it is never stranded at the end of a chunk. A section
+holding nothing but its heading has no topic to keep apart, across top-level sections
+too: its heading joins the chunk before it when that has room (so the next chunk's
+heading path stays its own), else goes on to what follows; it is never a chunk alone
+unless it is all there is at the end.
 
 With ``preserve_heading_hierarchy=False`` each top-level section is packed as one flat
 run of blocks instead (subsection starts are still preferred boundaries). A document of
@@ -100,8 +101,9 @@ class Planner:
         if section != 0 and self._bare(first, end):
             # A section that holds nothing but its heading (gtk-doc's empty "Description",
             # a README's "## License" whose badge was dropped) has no topic of its own to
-            # keep apart: its heading goes on to what follows, even across top-level
-            # sections, instead of becoming a chunk of one heading.
+            # keep apart: its heading joins the chunk before it (``_join_back``) or goes on
+            # to what follows, even across top-level sections, instead of becoming a chunk
+            # of one heading.
             return [], (*lead, *range(first, end))
         if section != 0 or crossing:
             if config.preserve_heading_hierarchy and self._fits(begin, end):
@@ -116,7 +118,10 @@ class Planner:
             child = self._child(section, position)
             if child is not None:
                 child_end = max(min(self.costs.layout.ranges[child][1], end), position + 1)
+                handed = pending
                 made, pending = self._section(child, position, child_end, pending)
+                if not made and pending and not handed and plans:
+                    plans, pending = self._join_back(plans, pending)  # an empty section
                 position = child_end
             else:
                 stop = position + 1
@@ -201,10 +206,28 @@ class Planner:
 
     def _settle(self, plans: list[Plan], leftover: tuple[int, ...]) -> list[Plan]:
         """Trailing headings with nothing after them: join the last chunk, or stand alone."""
+        plans, left = self._join_back(plans, leftover)
+        if not left:
+            return plans
+        tail = [whole_atom(self.costs, block, Strength.BLOCK) for block in left]
+        return [*plans, plan_of(self.costs, tail, SECTION)]
+
+    def _join_back(
+        self, plans: list[Plan], headings: tuple[int, ...]
+    ) -> tuple[list[Plan], tuple[int, ...]]:
+        """Headings of a section that holds nothing else join the chunk right before them
+        when it has room; otherwise they are handed back, to go on to what follows.
+
+        Backward first: a chunk's heading path is its first block's, so an empty section
+        that opened the next chunk would name that chunk ("Description" over the content
+        of "Details"); at the end of the chunk before, it names nothing.
+        """
         costs = self.costs
-        tail = [whole_atom(costs, block, Strength.BLOCK) for block in leftover]
-        if plans and plans[-1].atoms[-1].block + 1 == leftover[0]:
-            joined = plan_of(costs, [*plans[-1].atoms, *tail], plans[-1].kind)
-            if joined.total <= costs.hard:
-                return [*plans[:-1], joined._replace(mergeable=plans[-1].mergeable)]
-        return [*plans, plan_of(costs, tail, SECTION)]
+        if not plans or plans[-1].atoms[-1].block + 1 != headings[0]:
+            return plans, headings
+        tail = [whole_atom(costs, block, Strength.BLOCK) for block in headings]
+        last = plans[-1]
+        joined = plan_of(costs, [*last.atoms, *tail], last.kind)
+        if joined.total > costs.hard:
+            return plans, headings
+        return [*plans[:-1], joined._replace(mergeable=last.mergeable)], ()
