@@ -210,6 +210,31 @@ def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> 
     assert tree.validate() is tree
 
 
+def test_tables_of_contents_are_navigation_other_link_lists_stay() -> None:
+    # Node.js's BUILDING.md, CONTRIBUTING.md, releases.md … open with one.
+    contents = (
+        "* [Supported platforms](#supported-platforms)\n  * [Input](#input)\n"
+        "* [Building Node.js](#building-nodejs)\n"
+    )
+    source = (
+        f"# Building\n\n## Table of Contents\n\n{contents}\n"
+        "## Supported platforms\n\nText.\n\n"
+        "- [Docs](#docs)\n- [Home](https://example.org)\n- [Other](#other)\n\n"
+        "+ [One](#one)\n+ [Two](#two)\n\n"
+        "> - [Quoted](#a)\n> - [List](#b)\n> - [Kept](#c)\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "navigation") == [contents.rstrip("\n")]
+    assert [node.text for node in of_kind(tree, "heading")] == [
+        "Building",
+        "Table of Contents",
+        "Supported platforms",
+    ]
+    # A list with an outside link, a list of two, a list inside a quote: kept.
+    assert len(of_kind(tree, "list")) == 3
+    assert tree.validate() is tree
+
+
 def test_link_bars_are_navigation_sentences_with_links_stay() -> None:
     source = (
         "[Docs](https://docs.example) | [Examples](#examples) | [Discord](https://chat.example)\n\n"

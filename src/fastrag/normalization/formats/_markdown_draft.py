@@ -71,6 +71,17 @@ _LINK = rb"(?:\[[^\[\]\r\n]+\]" + _TARGET + rb"|" + _BADGE + rb")"
 _LINK_BAR = re.compile(
     rb"[ \t\r\n]*" + _LINK + rb"(?:" + _SEPARATORS + rb"+" + _LINK + rb"){2,}[ \t\r\n]*"
 )
+# A list of three or more items that are each one in-page link and nothing else is a
+# table of contents ("- [Installation](#installation)"): navigation that would match any
+# query naming a section and answer none (the PDF parser leaves such pages out too).
+_CONTENTS_ITEM = rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[^\[\]\r\n]+\]\(#[^()\s]*\)[ \t]*"
+_CONTENTS_LIST = re.compile(
+    rb"[ \t\r\n]*"
+    + _CONTENTS_ITEM
+    + rb"(?:(?:\r\n?|\n)[ \t\r\n]*"
+    + _CONTENTS_ITEM
+    + rb"){2,}[ \t\r\n]*"
+)
 # Any block: for constructs recognised by their syntax tree rather than their text.
 _ANY_BLOCK = re.compile(rb".*", re.DOTALL)
 _BADGES_ONLY = re.compile(
@@ -393,6 +404,17 @@ class Walker:
     def badges(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` as ``badges`` if it is linked images only."""
         return self._excluded_block(start, end, _BADGES_ONLY, "badges")
+
+    def contents_list(self, start: int, end: int) -> bool:
+        """Exclude the list ``[start, end)`` as ``navigation`` if it is a table of contents.
+
+        Its items' events are then skipped, as past ``max_depth``: the list's own end
+        event takes the skip back.
+        """
+        if self._excluded_block(start, end, _CONTENTS_LIST, "navigation"):
+            self.skipped += 1
+            return True
+        return False
 
     def link_bar(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` as ``navigation`` if it is a link bar."""

@@ -187,6 +187,12 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
         and walker.markup_block(span["start"], span["end"])
     ):
         return
+    if (
+        name == "List"
+        and not walker.list_depth
+        and walker.contents_list(span["start"], span["end"])
+    ):
+        return
     if name == "Paragraph" and (
         walker.myst_target(span["start"], span["end"])
         or walker.badges(span["start"], span["end"])
