@@ -121,6 +121,29 @@ def test_sphinx_indices_and_tables_section_is_boilerplate() -> None:
     assert excluded(tree, "boilerplate")[0].startswith('<section id="indices-and-tables">')
 
 
+@pytest.mark.parametrize(
+    "contents",
+    [
+        '<nav class="contents" id="contents"><p class="topic-title">Contents</p><ul>'
+        '<li><a class="reference internal" href="#what">What is Python?</a></li></ul></nav>',
+        '<div class="contents topic" id="contents"><p class="topic-title">Contents</p><ul>'
+        '<li><a class="reference internal" href="#what">What is Python?</a></li></ul></div>',
+    ],
+)
+def test_docutils_contents_is_boilerplate_inside_main_a_contents_wrapper_stays(
+    contents: str,
+) -> None:
+    source = (
+        '<html><body><div role="main"><section id="faq"><h1>General FAQ</h1>'
+        f'{contents}<section id="what"><h2>What is Python?</h2><p>A language.</p>'
+        '</section><div class="contents"><p>Wrapped text.</p></div></section></div>'
+        "</body></html>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["General FAQ", "What is Python?", "A language.", "Wrapped text."]
+    assert excluded(tree, "boilerplate") == [contents]
+
+
 def test_texinfo_7_nav_panel_and_mini_toc() -> None:
     source = (
         '<div class="chapter-level-extent" id="Intro"><div class="nav-panel"><p>'

@@ -355,7 +355,7 @@ class TreeBuilder(BlockTree, Tokenizer):
                 ) or is_symbol_permalink(attrs, self.content, self.tag_end):
                     self.suppress(tag, "boilerplate")
                     return
-            if tag in _SITE_NAVIGATION_TAGS and attrs and is_site_navigation(attrs):
+            if tag in _SITE_NAVIGATION_TAGS and attrs and is_site_navigation(tag, attrs):
                 self.suppress(tag, "boilerplate")  # "std :: vec", "Docs » Guide »": inside main too
                 return
             if self.main == 0 and (attrs or category == Category.CHROME):

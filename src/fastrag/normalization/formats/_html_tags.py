@@ -223,20 +223,31 @@ def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_e
     return _SYMBOL_LINK_TEXT.match(content, tag_end) is not None
 
 
-def is_site_navigation(attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether an element is site navigation wherever it stands, inside a main region too:
-    a breadcrumb trail (a class or ``aria-label`` naming one: rustdoc's
-    ``rustdoc-breadcrumbs``, Sphinx themes' ``wy-breadcrumbs``, Bootstrap's, Docusaurus's
-    and MkDocs's ``breadcrumb``), which repeats the page's place in the site ("std :: vec")
-    and before the first heading became a chunk; or Sphinx quickstart's "Indices and
-    tables" section (``id="indices-and-tables"``: links to the generated index, module
-    index and search pages, the same in every project)."""
+def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an element is navigation wherever it stands, inside a main region too:
+
+    * a breadcrumb trail (a class or ``aria-label`` naming one: rustdoc's
+      ``rustdoc-breadcrumbs``, Sphinx themes' ``wy-breadcrumbs``, Bootstrap's,
+      Docusaurus's and MkDocs's ``breadcrumb``), which repeats the page's place in the
+      site ("std :: vec") and before the first heading became a chunk;
+    * Sphinx quickstart's "Indices and tables" section (``id="indices-and-tables"``:
+      links to the generated index, module index and search pages);
+    * docutils' table of contents (``.. contents::``: ``nav.contents``, older
+      ``div.contents.topic``), a list of the page's own headings: Python's FAQ pages
+      opened with a 281-token one.
+    """
     for key, value in attrs:
         if not value:
             continue
-        if (key == "class" or key == "aria-label") and "breadcrumb" in value.lower():
-            return True
-        if key == "id" and value == "indices-and-tables":
+        if key == "class" or key == "aria-label":
+            lowered = value.lower()
+            if "breadcrumb" in lowered:
+                return True
+            if key == "class" and tag in ("nav", "div"):
+                names = lowered.split()
+                if "contents" in names and (tag == "nav" or "topic" in names):
+                    return True
+        elif key == "id" and value == "indices-and-tables":
             return True
     return False
 

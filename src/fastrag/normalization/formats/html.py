@@ -138,8 +138,9 @@ __all__ = ["HtmlNormalizer"]
 # letter bars (table rows of navigation links only) are boilerplate; so are breadcrumb
 # trails, inside a main region too.
 # v6: Sphinx's "Indices and tables" section (id="indices-and-tables") is boilerplate.
+# v7: so is docutils' table of contents (nav.contents, div.contents.topic) inside main.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 6
+_VERSION = 7
 _MAX_RERUNS = 8
 
 
