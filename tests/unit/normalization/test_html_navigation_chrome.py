@@ -144,6 +144,32 @@ def test_docutils_contents_is_boilerplate_inside_main_a_contents_wrapper_stays(
     assert excluded(tree, "boilerplate") == [contents]
 
 
+_RUSTDOC_ITEM = (
+    "<main><h1>Struct Vec</h1>"
+    '<details class="toggle top-doc" open><summary class="hideme"><span>Expand description'
+    "</span></summary><p>A contiguous growable array type.</p></details>"
+    '<details class="toggle method-toggle" open><summary><section id="method.new">'
+    '<span class="rightside"><span class="since">1.0.0</span> · '
+    '<a class="src" href="../../src/alloc/vec/mod.rs.html#463">Source</a></span>'
+    '<h4 class="code-header">pub const fn new() -&gt; Vec&lt;T&gt;</h4></section></summary>'
+    "<p>Constructs a new, empty Vec.</p></details></main>"
+)
+
+
+@pytest.mark.parametrize("rustdoc", [True, False])
+def test_rustdoc_interface_text_is_a_ui_control(rustdoc: bool) -> None:
+    head = '<head><meta name="generator" content="rustdoc"></head>' if rustdoc else ""
+    tree = normalize(f"<html>{head}<body>{_RUSTDOC_ITEM}</body></html>")
+    shown = texts(tree)
+    assert "A contiguous growable array type." in shown
+    assert "pub const fn new() -> Vec<T>" in shown
+    if rustdoc:
+        assert not any("Source" in text or "Expand description" in text for text in shown)
+        assert len(excluded(tree, "ui_control")) == 2
+    else:  # the classes alone are not rustdoc's
+        assert any("Source" in text for text in shown)
+
+
 def test_texinfo_7_nav_panel_and_mini_toc() -> None:
     source = (
         '<div class="chapter-level-extent" id="Intro"><div class="nav-panel"><p>'

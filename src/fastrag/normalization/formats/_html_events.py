@@ -66,6 +66,11 @@ _WORD = re.compile(r"\w+")
 _NAV_WORDS_PER_LINK = 2
 # Elements generators wrap site navigation in (see ``is_site_navigation``).
 _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
+# rustdoc (every crate's documentation on docs.rs): its generator tag, and the classes of
+# its interface text — ``span.rightside`` ("1.0.0 · Source", beside every item: 233
+# times in Vec's page) and the ``summary.hideme`` toggle ("Expand description").
+_RUSTDOC = re.compile(r'<meta name="generator" content="rustdoc">')
+_RUSTDOC_UI = {"span": "rightside", "summary": "hideme"}
 
 
 class _RestIsExcludedError(Exception):
@@ -97,6 +102,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         # With a marked main region, text outside every one of them is chrome (headings
         # excepted); main_text records that the regions held text, so the rule applies.
         self.outside_main_is_chrome = boilerplate and has_main
+        self.rustdoc = boilerplate and _RUSTDOC.search(content, 0, 4096) is not None
         self.main_text = False
         self.conflicts: set[int] = set()
         self.removed_boilerplate = False
@@ -319,6 +325,8 @@ class TreeBuilder(BlockTree, Tokenizer):
             ):
                 self.suppress(tag, "boilerplate")
                 return
+            if has_attributes and self.rustdoc and self.sup < 0 and self._rustdoc_ui(tag):
+                return
             tags = self.tags
             positions = self.open.get(tag)
             if positions is None:
@@ -358,6 +366,8 @@ class TreeBuilder(BlockTree, Tokenizer):
             if tag in _SITE_NAVIGATION_TAGS and attrs and is_site_navigation(tag, attrs):
                 self.suppress(tag, "boilerplate")  # "std :: vec", "Docs » Guide »": inside main too
                 return
+            if self.rustdoc and attrs and self._rustdoc_ui(tag, attrs):
+                return
             if self.main == 0 and (attrs or category == Category.CHROME):
                 verdict = self._chrome_verdict(category, tag, attrs)
                 if verdict == 3:
@@ -374,6 +384,17 @@ class TreeBuilder(BlockTree, Tokenizer):
                 if verdict == 2 and category == Category.BOUNDARY:
                     category = Category.MAIN
         START[category](self, tag, attrs)
+
+    def _rustdoc_ui(self, tag: str, attrs: Attrs | None = None) -> bool:
+        """Suppress rustdoc's interface text (``_RUSTDOC_UI``); whether it did."""
+        wanted = _RUSTDOC_UI.get(tag)
+        if wanted is None:
+            return False
+        css = attribute(self.attributes() if attrs is None else attrs, "class")
+        if not css or wanted not in css.split():
+            return False
+        self.suppress(tag, "ui_control")
+        return True
 
     def _chrome_verdict(self, category: int | None, tag: str, attrs: Attrs) -> int:
         if self.pos in self.protected:

@@ -139,8 +139,10 @@ __all__ = ["HtmlNormalizer"]
 # trails, inside a main region too.
 # v6: Sphinx's "Indices and tables" section (id="indices-and-tables") is boilerplate.
 # v7: so is docutils' table of contents (nav.contents, div.contents.topic) inside main.
+# v8: rustdoc's interface text (span.rightside "1.0.0 · Source", summary.hideme) is a
+# ui_control on pages rustdoc generated.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 7
+_VERSION = 8
 _MAX_RERUNS = 8
 
 
