@@ -49,6 +49,12 @@ def test_exclusions_are_what_they_claim(source: str) -> None:
         elif exclusion.reason == "comment":
             assert text.startswith("<!--")
             assert text.endswith("-->")
+        elif exclusion.reason == "markup":  # a MyST target, tags only, a MyST fence
+            assert text.startswith(("(", "<", "```", "~~~"))
+        elif exclusion.reason == "badges":
+            assert text.startswith("[![")
+        elif exclusion.reason == "navigation":  # a link bar or a table of contents
+            assert text.lstrip(" ")[:1] in "[-*+0123456789"
         else:
             assert exclusion.reason == "link_definition"
             assert text.lstrip(" ").startswith("[")

@@ -196,7 +196,7 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
     if name == "Paragraph" and (
         walker.myst_target(span["start"], span["end"])
         or walker.badges(span["start"], span["end"])
-        or walker.link_bar(span["start"], span["end"])
+        or (not walker.block_depth and walker.link_bar(span["start"], span["end"]))
     ):
         return
     handler = _START_HANDLERS.get(name)

@@ -42,8 +42,8 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * A paragraph of linked images only (a README's row of build and version badges) is
   excluded as ``badges``; an image without a link stays. A paragraph of three or more
   links and separators only (``[Docs](…) | [Examples](…)``, a list of translated
-  READMEs) is a link bar, excluded as ``navigation``; so is a table of contents, a
-  top-level list of three or more items that are each one in-page link
+  READMEs) at the top level is a link bar, excluded as ``navigation``; so is a table
+  of contents, a top-level list of three or more items that are each one in-page link
   (``- [Usage](#usage)``).
 * A MyST directive fence whose body names documents, objects or files rather than
   content (```` ```{toctree} ````, ``{contents}``, ``{include}``, autodoc's
@@ -146,7 +146,8 @@ class MarkdownNormalizer:
     # v5: MyST fences of navigation and autodoc directives (```{toctree}```) are "markup".
     # v6: link bars (a paragraph of three or more links only) are "navigation".
     # v7: tables of contents (a top-level list of in-page links only) are "navigation".
-    identity = f"markdown:pyromark-{_pyromark_version()}:v7"
+    # v8: link bars only at the top level (a footnote or an item of links stays).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v8"
 
     def __init__(
         self,
