@@ -11,7 +11,10 @@ The decision is per block (text and neighbour), unlike the static per-kind table
 block's ``Behaviour`` as for any other block. It is deliberately narrow:
 
 * the block is a paragraph (prose) whose text, past trailing whitespace and closing
-  inline markup (``**Note:**``, ``<b>Note:</b>``), ends with a colon;
+  inline markup (``**Note:**``, ``<b>Note:</b>``), ends with a colon — or is nothing but
+  an admonition label (``ADMONITION_LABELS``: "See also", "Warning", "Note" …; Sphinx
+  and MkDocs render an admonition's title as a paragraph of its own, which dangled at
+  the end of a chunk while its body opened the next);
 * it is short: at most ``MAX_LEAD_IN_CHARS`` characters (see there);
 * the very next block is in the same section and is something a colon introduces
   (``INTRODUCED_KINDS``): never a heading (a new section), a footnote, a thematic break
@@ -30,7 +33,15 @@ from fastrag.packing.blocks import Behaviour
 if TYPE_CHECKING:
     from fastrag.packing.leaves import Block
 
-__all__ = ["INTRODUCED_KINDS", "LEAD_IN_KINDS", "MAX_LEAD_IN_CHARS", "ends_with_colon", "mark"]
+__all__ = [
+    "ADMONITION_LABELS",
+    "INTRODUCED_KINDS",
+    "LEAD_IN_KINDS",
+    "MAX_LEAD_IN_CHARS",
+    "ends_with_colon",
+    "is_label",
+    "mark",
+]
 
 LEAD_IN_KINDS: Final = frozenset({"paragraph"})
 """Block kinds that may be a lead-in: prose only (a list or a table is never one)."""
@@ -67,6 +78,18 @@ the next chunk to rescue one sentence. The bound is in characters, not tokens, b
 it is decided before anything is counted, and the decision must not depend on the
 tokenizer."""
 
+ADMONITION_LABELS: Final = frozenset(
+    {
+        "attention", "caution", "danger", "deprecated", "error", "example", "examples",
+        "hint", "important", "info", "note", "notes", "see also", "seealso", "tip",
+        "tips", "todo", "warning",
+    }
+)  # fmt: skip
+"""Titles of docutils', Sphinx's and MkDocs's admonitions, casefolded."""
+
+# Emphasis around a label (``**Note**``, ``<b>Warning</b>``) and a colon after it.
+_LABEL_MARKUP: Final = re.compile(r"</?[A-Za-z][A-Za-z0-9]*\s*>|[*_:\s]+")
+
 # Trailing whitespace and closing inline markup after the colon: Markdown/RST emphasis
 # delimiters and closing HTML tags left in Markdown/RST source. Not a backtick: a colon
 # inside inline code (`key:`) is code, not a sentence introducing anything.
@@ -83,14 +106,24 @@ def ends_with_colon(text: str) -> bool:
     return tail[: len(tail) if markup is None else markup.start()].endswith(_COLONS)
 
 
+def is_label(text: str) -> bool:
+    """Whether ``text`` is an admonition label alone ("See also", "**Note**", "Warning:")."""
+    if len(text) > 40:
+        return False
+    return _LABEL_MARKUP.sub(" ", text).strip().casefold() in ADMONITION_LABELS
+
+
 def _leads_in(block: Block, following: Block) -> bool:
     return (
         block.kind in LEAD_IN_KINDS
         and following.kind in INTRODUCED_KINDS
         and following.section == block.section
         and not following.blank
-        and ends_with_colon(block.text)  # before the length: it looks at 64 characters
-        and len(block.text.strip()) <= MAX_LEAD_IN_CHARS
+        and (
+            # the colon test before the length: it looks at 64 characters
+            (ends_with_colon(block.text) and len(block.text.strip()) <= MAX_LEAD_IN_CHARS)
+            or is_label(block.text)
+        )
     )
 
 

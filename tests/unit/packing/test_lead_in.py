@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from fastrag.exceptions import ChunkingError
 from fastrag.packing import PackingConfig, pack
-from fastrag.packing.lead_in import MAX_LEAD_IN_CHARS, ends_with_colon
+from fastrag.packing.lead_in import MAX_LEAD_IN_CHARS, ends_with_colon, is_label
 from fastrag.packing.leaves import build_layout
 from fastrag.tokenization import Utf8ByteTokenizer
 from tests.unit.packing._engine_support import (
@@ -72,6 +72,37 @@ def test_an_html_bold_lead_in_moves_to_its_code_sample() -> None:
         f"Release\n\n{INTRO}",
         "For example:\n\nimport parser\nparser.run()",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "content_format"),
+    [
+        # Sphinx and MkDocs render an admonition's title as a paragraph of its own.
+        (
+            f"<h1>Release</h1><p>{INTRO}</p>"
+            '<div class="admonition seealso"><p class="admonition-title">See also</p>'
+            "<p>The third-party regex module, with an API compatible with re.</p></div>",
+            "html",
+        ),
+        (
+            f"# Release\n\n{INTRO}\n\n**Warning**\n\n"
+            "The third-party regex module, with an API compatible with re.\n",
+            "markdown",
+        ),
+    ],
+)
+def test_an_admonition_label_travels_with_the_text_it_titles(
+    text: str, content_format: str
+) -> None:
+    chunks = contents(text, content_format, target_tokens=80, max_tokens=100)
+    assert len(chunks) == 2
+    assert chunks[0].endswith(INTRO)
+    assert chunks[1].lstrip("*").startswith(("See also", "Warning"))
+
+
+def test_labels_are_admonition_titles_alone() -> None:
+    assert all(map(is_label, ["See also", "**Note**", "<b>Warning</b>:", "Tip", "EXAMPLES"]))
+    assert not any(map(is_label, ["Note that x", "A note", "Warnings and errors", ""]))
 
 
 def test_a_lead_in_opens_the_first_piece_of_a_list_too_large_to_travel_whole() -> None:
