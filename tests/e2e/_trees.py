@@ -26,6 +26,23 @@ PDF = CORPUS / "pdf" / "multicolumn.pdf"
 BENCH_MD = NODE_API_DOCS
 
 
+def tenant_tree(root: Path, tenants: dict[str, str], texts: dict[str, str] | None = None) -> Path:
+    """``root/docs``: each Node.js API doc of ``tenants`` (or its text from ``texts``) with
+    a sidecar naming its tenant; ``querystring.md`` is also restricted to the ``ops`` ACL."""
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    for name, tenant in tenants.items():
+        if texts and name in texts:
+            (docs / name).write_text(texts[name], encoding="utf-8")
+        else:
+            shutil.copyfile(NODE_API_DOCS / name, docs / name)
+        sidecar: dict[str, Any] = {"tenant": tenant}
+        if name == "querystring.md":
+            sidecar["acl"] = ["ops"]
+        (docs / f"{name}.meta.json").write_text(json.dumps(sidecar), encoding="utf-8")
+    return docs
+
+
 def build_tree(root: Path) -> Path:
     """examples/ (7 real documents), web/ (3 real documents, two identical to examples/)
     and papers/ (one real two-column PDF)."""

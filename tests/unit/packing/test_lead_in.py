@@ -8,7 +8,7 @@ validator (``check_pieces``), including over generated lead-in-heavy documents.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -156,64 +156,56 @@ def test_a_colon_counts_past_trailing_whitespace_and_closing_markup(
 _WORDS = st.lists(st.sampled_from(["pear", "water", "soil", "日本語", "a", "Ünïcødé"]), min_size=1)
 
 
-@st.composite
-def _markdown(draw: st.DrawFn) -> str:
-    parts: list[str] = []
-    for _ in range(draw(st.integers(1, 12))):
-        words = " ".join(draw(_WORDS))
-        kind = draw(st.sampled_from(["lead", "lead", "para", "list", "code", "table", "head"]))
-        parts.append(
-            {
-                "lead": f"{words}:",
-                "para": f"{words}.",
-                "list": "\n".join(f"- {words} {n}" for n in range(draw(st.integers(1, 6)))),
-                "code": f"```\n{words}\n{words}\n```",
-                "table": f"| a | b |\n|---|---|\n| {words} | x |\n| y | z |",
-                "head": f"## {words}",
-            }[kind]
-        )
-    return "\n\n".join(parts) + "\n"
+# Each format's blocks, built from some words and a small count (of list items).
+_Template = Callable[[str, int], str]
+_MARKDOWN: dict[str, _Template] = {
+    "lead": lambda w, n: f"{w}:",
+    "para": lambda w, n: f"{w}.",
+    "list": lambda w, n: "\n".join(f"- {w} {k}" for k in range(n)),
+    "code": lambda w, n: f"```\n{w}\n{w}\n```",
+    "table": lambda w, n: f"| a | b |\n|---|---|\n| {w} | x |\n| y | z |",
+    "head": lambda w, n: f"## {w}",
+}
+_RST: dict[str, _Template] = {
+    "lead": lambda w, n: f"{w}:",
+    "literal": lambda w, n: f"{w}::\n\n    {w}\n    x = 1",
+    "para": lambda w, n: f"{w}.",
+    "list": lambda w, n: "\n".join(f"* {w} {k}" for k in range(n)),
+    "head": lambda w, n: f"{w}\n{'-' * (len(w) * 2 + 2)}",
+}
+_HTML: dict[str, _Template] = {
+    "lead": lambda w, n: f"<p><b>{w}:</b></p>",
+    "para": lambda w, n: f"<p>{w}.</p>",
+    "list": lambda w, n: "<ul>" + "".join(f"<li>{w} {k}</li>" for k in range(n)) + "</ul>",
+    "code": lambda w, n: f"<pre>{w}\n{w}</pre>",
+    "table": lambda w, n: f"<table><tr><td>{w}</td><td>x</td></tr></table>",
+    "head": lambda w, n: f"<h2>{w}</h2>",
+}
 
 
-@st.composite
-def _rst(draw: st.DrawFn) -> str:
-    parts: list[str] = []
-    for _ in range(draw(st.integers(1, 10))):
-        words = " ".join(draw(_WORDS))
-        kind = draw(st.sampled_from(["lead", "literal", "para", "list", "head"]))
-        parts.append(
-            {
-                "lead": f"{words}:",
-                "literal": f"{words}::\n\n    {words}\n    x = 1",
-                "para": f"{words}.",
-                "list": "\n".join(f"* {words} {n}" for n in range(draw(st.integers(1, 5)))),
-                "head": f"{words}\n{'-' * (len(words) * 2 + 2)}",
-            }[kind]
-        )
-    return "\n\n".join(parts) + "\n"
+def _blocks(templates: dict[str, _Template], most: int) -> st.SearchStrategy[list[str]]:
+    """Up to ``most`` blocks; lead-ins drawn twice as often as any other kind."""
+    kinds = ["lead", *templates]
+
+    @st.composite
+    def draw_blocks(draw: st.DrawFn) -> list[str]:
+        blocks: list[str] = []
+        for _ in range(draw(st.integers(1, most))):
+            words = " ".join(draw(_WORDS))
+            kind = draw(st.sampled_from(kinds))
+            blocks.append(templates[kind](words, draw(st.integers(1, 5))))
+        return blocks
+
+    return draw_blocks()
 
 
-@st.composite
-def _html(draw: st.DrawFn) -> str:
-    parts: list[str] = []
-    for _ in range(draw(st.integers(1, 10))):
-        words = " ".join(draw(_WORDS))
-        kind = draw(st.sampled_from(["lead", "para", "list", "code", "table", "head"]))
-        items = "".join(f"<li>{words} {n}</li>" for n in range(draw(st.integers(1, 5))))
-        parts.append(
-            {
-                "lead": f"<p><b>{words}:</b></p>",
-                "para": f"<p>{words}.</p>",
-                "list": f"<ul>{items}</ul>",
-                "code": f"<pre>{words}\n{words}</pre>",
-                "table": f"<table><tr><td>{words}</td><td>x</td></tr></table>",
-                "head": f"<h2>{words}</h2>",
-            }[kind]
-        )
-    return "<html><body>" + "".join(parts) + "</body></html>"
-
-
-_DOCUMENTS = {"markdown": _markdown(), "rst": _rst(), "html": _html()}
+_DOCUMENTS = {
+    "markdown": _blocks(_MARKDOWN, 12).map(lambda blocks: "\n\n".join(blocks) + "\n"),
+    "rst": _blocks(_RST, 10).map(lambda blocks: "\n\n".join(blocks) + "\n"),
+    "html": _blocks(_HTML, 10).map(
+        lambda blocks: "<html><body>" + "".join(blocks) + "</body></html>"
+    ),
+}
 
 
 @pytest.mark.parametrize("content_format", sorted(_DOCUMENTS))

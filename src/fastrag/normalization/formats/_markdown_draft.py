@@ -32,7 +32,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["CONTAINER_TAGS", "PLAIN_INLINE", "DraftNode", "DraftTree", "TreeLimits", "Walker"]
 
@@ -82,6 +82,8 @@ _CONTENTS_LIST = re.compile(
     + _CONTENTS_ITEM
     + rb"){2,}[ \t\r\n]*"
 )
+# First bytes of those paragraphs: "(", "[", or indentation before one.
+_MARKUP_PARAGRAPH_STARTS: Final = frozenset(b"([ \t")
 # Any block: for constructs recognised by their syntax tree rather than their text.
 _ANY_BLOCK = re.compile(rb".*", re.DOTALL)
 _BADGES_ONLY = re.compile(
@@ -389,9 +391,18 @@ class Walker:
         """
         return self._excluded_block(start, end, _COMMENTS_ONLY, "comment")
 
-    def myst_target(self, start: int, end: int) -> bool:
-        """Exclude the paragraph ``[start, end)`` as ``markup`` if it is a MyST target."""
-        return self._excluded_block(start, end, _MYST_TARGET, "markup")
+    def markup_paragraph(self, start: int, end: int) -> bool:
+        """Exclude the paragraph ``[start, end)`` if it shows no prose: a MyST target
+        (``markup``), a badge row (``badges``) or, at the top level, a link bar
+        (``navigation``). Each starts with "(" or "[" (after at most an indentation), so
+        other paragraphs — nearly all — are passed over on one byte."""
+        if start >= self.size or self.data[start] not in _MARKUP_PARAGRAPH_STARTS:
+            return False
+        return (
+            self._excluded_block(start, end, _MYST_TARGET, "markup")
+            or self._excluded_block(start, end, _BADGES_ONLY, "badges")
+            or (not self.block_depth and self._excluded_block(start, end, _LINK_BAR, "navigation"))
+        )
 
     def tags_only(self, start: int, end: int) -> bool:
         """Exclude the HTML block ``[start, end)`` as ``markup`` if it shows no text."""
@@ -400,10 +411,6 @@ class Walker:
     def markup_block(self, start: int, end: int) -> bool:
         """Exclude the block ``[start, end)`` as ``markup`` (the caller knows it is)."""
         return self._excluded_block(start, end, _ANY_BLOCK, "markup")
-
-    def badges(self, start: int, end: int) -> bool:
-        """Exclude the paragraph ``[start, end)`` as ``badges`` if it is linked images only."""
-        return self._excluded_block(start, end, _BADGES_ONLY, "badges")
 
     def contents_list(self, start: int, end: int) -> bool:
         """Exclude the list ``[start, end)`` as ``navigation`` if it is a table of contents.
@@ -415,10 +422,6 @@ class Walker:
             self.skipped += 1
             return True
         return False
-
-    def link_bar(self, start: int, end: int) -> bool:
-        """Exclude the paragraph ``[start, end)`` as ``navigation`` if it is a link bar."""
-        return self._excluded_block(start, end, _LINK_BAR, "navigation")
 
     def _excluded_block(self, start: int, end: int, whole: re.Pattern[bytes], reason: str) -> bool:
         start = max(start, self.cursor)

@@ -193,11 +193,7 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
         and walker.contents_list(span["start"], span["end"])
     ):
         return
-    if name == "Paragraph" and (
-        walker.myst_target(span["start"], span["end"])
-        or walker.badges(span["start"], span["end"])
-        or (not walker.block_depth and walker.link_bar(span["start"], span["end"]))
-    ):
+    if name == "Paragraph" and walker.markup_paragraph(span["start"], span["end"]):
         return
     handler = _START_HANDLERS.get(name)
     if handler is not None:
