@@ -39,10 +39,10 @@ class Planner:
         self.refiner = refiner
 
     def plan(self) -> list[Plan]:
-        blocks = self.costs.layout.blocks
-        if all(block.kind == "heading" or block.blank for block in blocks):
+        count = len(self.costs.layout.blocks)
+        if self._bare(0, count):
             return []  # empty, headings only, or whitespace only: no body to embed
-        plans, leftover = self._section(0, 0, len(blocks), ())
+        plans, leftover = self._section(0, 0, count, ())
         plans = self._settle(plans, leftover) if leftover else plans
         return self._without_blank(plans)
 

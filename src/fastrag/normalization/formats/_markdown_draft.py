@@ -84,8 +84,6 @@ _CONTENTS_LIST = re.compile(
 )
 # First bytes of those paragraphs: "(", "[", or indentation before one.
 _MARKUP_PARAGRAPH_STARTS: Final = frozenset(b"([ \t")
-# Any block: for constructs recognised by their syntax tree rather than their text.
-_ANY_BLOCK = re.compile(rb".*", re.DOTALL)
 _BADGES_ONLY = re.compile(
     rb"[ \t\r\n]*"
     + _BADGE
@@ -410,7 +408,7 @@ class Walker:
 
     def markup_block(self, start: int, end: int) -> bool:
         """Exclude the block ``[start, end)`` as ``markup`` (the caller knows it is)."""
-        return self._excluded_block(start, end, _ANY_BLOCK, "markup")
+        return self._excluded_block(start, end, None, "markup")
 
     def contents_list(self, start: int, end: int) -> bool:
         """Exclude the list ``[start, end)`` as ``navigation`` if it is a table of contents.
@@ -423,10 +421,14 @@ class Walker:
             return True
         return False
 
-    def _excluded_block(self, start: int, end: int, whole: re.Pattern[bytes], reason: str) -> bool:
+    def _excluded_block(
+        self, start: int, end: int, whole: re.Pattern[bytes] | None, reason: str
+    ) -> bool:
+        """Exclude ``[start, end)`` as ``reason`` if ``whole`` matches all of it (always,
+        for ``None``: a construct its syntax tree identified); whether it did."""
         start = max(start, self.cursor)
         end = min(end, self.size)
-        if end <= start or whole.fullmatch(self.data, start, end) is None:
+        if end <= start or (whole is not None and whole.fullmatch(self.data, start, end) is None):
             return False
         self.fill(start)
         block = self.data[start:end]
