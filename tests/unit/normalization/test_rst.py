@@ -414,3 +414,47 @@ def test_a_grid_table_cut_at_a_corrupt_border_keeps_every_line_where_it_is(prefi
         if node.kind not in ("heading", "admonition"):
             assert node.text == content[unit.span.start : unit.span.end]
     assert any("corrupt border" in diagnostic for diagnostic in tree.diagnostics)
+
+
+def _list_heavy(variant: str) -> str:
+    """Lists of every kind docutils parses with a nested state machine of its own."""
+    blocks = []
+    for index in range(12):
+        blocks.append(f"- {variant} item {index}\n- second\n\n  a. nested {index}\n  b. more\n")
+        blocks.append(f"{index + 1}. numbered\n{index + 2}. next\n")
+        blocks.append("(i) roman\n(ii) roman again\n")
+        blocks.append(f"term {index}\n   definition of {variant}\n")
+        blocks.append(f":field {index}: value\n:other: {variant}\n")
+        blocks.append(f"-a{index}  an option\n--long  another\n")
+        blocks.append(f".. [#] a footnote {index}\n.. note:: {variant}\n")
+    return "Title\n=====\n\n" + "\n".join(blocks)
+
+
+def test_lists_reuse_state_machines_within_a_parse_and_none_across(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docutils builds a nested state machine per list (fifteen states compiling their
+    # transitions each time: most of the parse on Sphinx sources); the adapter reuses
+    # them within one parse, and must give exactly the tree a fresh machine gives.
+    states = pytest.importorskip("docutils.parsers.rst.states")
+    built = []
+    original = states.NestedStateMachine.__init__
+
+    def counting(self: object, *args: object, **kwargs: object) -> None:
+        built.append(kwargs.get("initial_state"))
+        original(self, *args, **kwargs)
+
+    source = _list_heavy("x")
+    fresh = normalize(source, RstNormalizer())
+    monkeypatch.setattr(states.NestedStateMachine, "__init__", counting)
+    reused = RstNormalizer()
+    normalize(_list_heavy("other"), reused)  # a different document first
+    built.clear()
+    tree = normalize(source, reused)
+    assert tree == fresh
+    assert [len(kinds(tree, kind)) for kind in ("list", "definition_list", "field_list")] == [
+        48,
+        12,
+        12,
+    ]
+    assert len(built) <= 6  # one per nesting level in use, not one per list (~100)

@@ -59,6 +59,17 @@ class ParseContext:
     table_cells: int = 0
     # (0-based line, message) pairs, in the order they were found.
     notes: list[tuple[int, str]] = field(default_factory=list)
+    # Idle nested state machines of this parse, for nested_parse (docutils' own pooling
+    # protocol: initial state "Body") and for nested_list_parse (any initial state).
+    nested: list[Any] = field(default_factory=list)
+    listed: list[Any] = field(default_factory=list)
+
+    def release(self) -> None:
+        """Unlink the pooled machines: each is a reference cycle through the doctree."""
+        for machine in (*self.nested, *self.listed):
+            machine.unlink()
+        self.nested.clear()
+        self.listed.clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +100,7 @@ class _Toolkit:
         rst = require("docutils.parsers.rst", extra="normalization", feature=_FEATURE)
         states = require("docutils.parsers.rst.states", extra="normalization", feature=_FEATURE)
         self.nodes: ModuleType = nodes
-        self.utils: ModuleType = require(
-            "docutils.utils", extra="normalization", feature=_FEATURE
-        )
+        self.utils: ModuleType = require("docutils.utils", extra="normalization", feature=_FEATURE)
         self.state_machine_class: Any = states.RSTStateMachine
         self.string2lines: Any = require(
             "docutils.statemachine", extra="normalization", feature=_FEATURE
@@ -132,9 +141,6 @@ class _Toolkit:
         class Hooks:
             """Mixed into every docutils state class used by this parser (see module doc)."""
 
-            # docutils pools nested state machines on a class attribute; a pool of our own
-            # keeps its machines (built from these classes) away from other docutils users.
-            nested_sm_cache: list[Any] = []  # noqa: RUF012 - docutils' pooling protocol
             # Provided by docutils' state classes (annotations only: nothing is shadowed).
             document: Any
             state_machine: Any
@@ -154,24 +160,103 @@ class _Toolkit:
                 context: ParseContext = self.document.fr_context
                 return context
 
-            def nested_parse(self, block: Any, input_offset: int, node: Any = None,
-                             match_titles: bool = False, state_machine_class: Any = None,
-                             state_machine_kwargs: Any = None) -> int:
+            @property
+            def nested_sm_cache(self) -> list[Any]:
+                """docutils pools nested state machines on a class attribute; this parse's
+                own pool keeps them away from other docutils users and from the next
+                document (each holds the doctree), and is unlinked when the parse ends."""
+                return self._context().nested
+
+            def nested_list_parse(
+                self,
+                block: Any,
+                input_offset: int,
+                node: Any,
+                initial_state: str,
+                blank_finish: bool,
+                blank_finish_state: str | None = None,
+                extra_settings: Any = None,
+                match_titles: bool = False,
+                state_machine_class: Any = None,
+                state_machine_kwargs: Any = None,
+            ) -> tuple[int, bool]:
+                """docutils' ``nested_list_parse`` with its state machines reused.
+
+                docutils builds a new machine for every list, definition, field list and
+                explicit-markup run — fifteen states, each compiling its transitions —
+                and throws it away: over half of the parse on Sphinx sources. A machine
+                is reusable once its run ends (docutils pools those of ``nested_parse``
+                the same way): ``run`` starts again from ``initial_state``, and every
+                attribute this call sets is set again on each use.
+                """
+                if state_machine_class is not None or state_machine_kwargs is not None:
+                    return super().nested_list_parse(  # type: ignore[misc,no-any-return]
+                        block,
+                        input_offset,
+                        node,
+                        initial_state,
+                        blank_finish,
+                        blank_finish_state,
+                        extra_settings or {},
+                        match_titles,
+                        state_machine_class,
+                        state_machine_kwargs,
+                    )
+                pool = self._context().listed
+                if pool:
+                    machine = pool.pop()
+                    machine.parent_state_machine = self.state_machine
+                else:
+                    machine = self.nested_sm(  # type: ignore[attr-defined]
+                        debug=self.debug,  # type: ignore[attr-defined]
+                        parent_state_machine=self.state_machine,
+                        **self.nested_sm_kwargs,
+                    )
+                machine.initial_state = initial_state
+                if blank_finish_state is None:
+                    blank_finish_state = initial_state
+                machine.states[blank_finish_state].blank_finish = blank_finish
+                for key, value in (extra_settings or {}).items():
+                    setattr(machine.states[initial_state], key, value)
+                machine.run(
+                    block, input_offset, memo=self.memo, node=node, match_titles=match_titles
+                )
+                blank_finish = machine.states[blank_finish_state].blank_finish
+                offset: int = machine.abs_line_offset()
+                machine.parent_state_machine = None
+                pool.append(machine)
+                return offset, blank_finish
+
+            def nested_parse(
+                self,
+                block: Any,
+                input_offset: int,
+                node: Any = None,
+                match_titles: bool = False,
+                state_machine_class: Any = None,
+                state_machine_kwargs: Any = None,
+            ) -> int:
                 context = self._context()
                 if context.depth >= context.max_depth:
                     flat = toolkit.adapter_nodes.flat()
                     flat.fr_start, flat.fr_kind = input_offset, "paragraph"
                     (self.state_machine.node if node is None else node).append(flat)
                     context.notes.append(
-                        (input_offset, f"nesting deeper than max_depth={context.max_depth} "
-                         "kept as text")
+                        (
+                            input_offset,
+                            f"nesting deeper than max_depth={context.max_depth} kept as text",
+                        )
                     )
                     return input_offset + len(block)
                 context.depth += 1
                 try:
                     offset: int = super().nested_parse(  # type: ignore[misc]
-                        block, input_offset, node, match_titles,
-                        state_machine_class, state_machine_kwargs,
+                        block,
+                        input_offset,
+                        node,
+                        match_titles,
+                        state_machine_class,
+                        state_machine_kwargs,
                     )
                 finally:
                     context.depth -= 1
@@ -180,8 +265,9 @@ class _Toolkit:
             def directive(self, match: Any, **option_presets: Any) -> Any:
                 return directive(self, match, **option_presets)
 
-            def run_directive(self, directive_class: Any, match: Any, type_name: str,
-                              option_presets: Any) -> Any:
+            def run_directive(
+                self, directive_class: Any, match: Any, type_name: str, option_presets: Any
+            ) -> Any:
                 result, blank_finish = super().run_directive(  # type: ignore[misc]
                     directive_class, match, type_name, option_presets
                 )
@@ -191,11 +277,12 @@ class _Toolkit:
                     result = [toolkit.adapter_nodes.marker(type_name, role), *result]
                 elif getattr(kept[0], "fr_name", None) is None:
                     kept[0].fr_name = type_name
-                    takes_argument = (directive_class.required_arguments
-                                      or directive_class.optional_arguments)
+                    takes_argument = (
+                        directive_class.required_arguments or directive_class.optional_arguments
+                    )
                     if takes_argument and getattr(kept[0], "fr_argument", None) is None:
                         # The first line's argument (a topic's title, an image's URI).
-                        kept[0].fr_argument = match.string[match.end():].strip()
+                        kept[0].fr_argument = match.string[match.end() :].strip()
                 return result, blank_finish
 
             def explicit_construct(self, match: Any) -> Any:
@@ -208,9 +295,11 @@ class _Toolkit:
                         try:
                             nodelist, blank_finish = method(self, expmatch)
                         except states.MarkupError as error:
-                            errors.append(self.reporter.warning(
-                                " ".join(error.args), line=self.state_machine.abs_line_number()
-                            ))
+                            errors.append(
+                                self.reporter.warning(
+                                    " ".join(error.args), line=self.state_machine.abs_line_number()
+                                )
+                            )
                         break
                 if nodelist is None:
                     nodelist, blank_finish = self.comment(match)
@@ -224,8 +313,9 @@ class _Toolkit:
                 _record(nodelist, start, self.state_machine.abs_line_offset() + 1)
                 return nodelist, blank_finish
 
-            def section(self, title: str, source: str, style: Any, lineno: int,
-                        messages: Any) -> None:
+            def section(
+                self, title: str, source: str, style: Any, lineno: int, messages: Any
+            ) -> None:
                 # lineno is the 1-based line of the title text; an overline adds one line.
                 title_lines = _lines_of(source)
                 start = lineno - 1 - (title_lines - 2)
@@ -294,9 +384,7 @@ class _Toolkit:
                 else:
                     node.fr_skip = True
 
-        return tuple(
-            type(cls.__name__, (Hooks, cls), {}) for cls in states.state_classes
-        )
+        return tuple(type(cls.__name__, (Hooks, cls), {}) for cls in states.state_classes)
 
 
 def _estimate_cells(block: Any, parser_name: str) -> int:
@@ -353,11 +441,12 @@ class RstParser:
         machine = toolkit.state_machine_class(
             state_classes=toolkit.state_classes, initial_state="Body"
         )
-        lines = toolkit.string2lines(
-            content, tab_width=settings.tab_width, convert_whitespace=True
-        )
-        machine.run(lines, document, inliner=_NoInliner(toolkit.nodes))
-        machine.unlink()
+        lines = toolkit.string2lines(content, tab_width=settings.tab_width, convert_whitespace=True)
+        try:
+            machine.run(lines, document, inliner=_NoInliner(toolkit.nodes))
+        finally:
+            machine.unlink()
+            context.release()
         return ParseResult(document, tuple(context.notes))
 
 
