@@ -57,7 +57,7 @@ from typing import Any
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
-from fastrag.normalization.formats._rst_docutils import RstParser
+from fastrag.normalization.formats._rst_docutils import RstParser, release_doctree
 from fastrag.normalization.formats._rst_tree import Draft, build_draft
 from fastrag.normalization.model import (
     CoverageUnit,
@@ -150,7 +150,10 @@ class RstNormalizer:
                 f"({type(error).__name__}: {str(error)[:80]}); the document cannot be "
                 "normalized as reStructuredText: fix the markup or declare it as text"
             ) from error
-        draft = build_draft(content, parsed.document, parsed.notes)
+        try:
+            draft = build_draft(content, parsed.document, parsed.notes)
+        finally:
+            release_doctree(parsed.document)
         return _assemble(document, draft)
 
 
