@@ -39,12 +39,15 @@ MARKERS: Mapping[str, re.Pattern[str]] = {
 }
 
 _INLINE_LITERAL = re.compile(r"``.+?``", re.DOTALL)
-_LINK = re.compile(
-    r"`(?P<phrase>[^`<]*?)\s*<(?P<uri>[^<>`]+)>`__?"  # `text <uri>`_ (or <target_>)
-    r"|`(?P<ref>[^`<>]+)`__?"  # `named reference`_
-    r"|(?<![\w`:/])(?P<word>[A-Za-z0-9](?:[\w+.-]*[A-Za-z0-9])?)__?(?![\w])"  # word_
-    r"|(?P<url>\b(?:https?|ftp)://[^\s<>`\"']*[^\s<>`\"'.,;:!?)\]}])",  # standalone URI
-)
+_PHRASE = r"`(?P<phrase>[^`<]*?)\s*<(?P<uri>[^<>`]+)>`__?"  # `text <uri>`_ (or <target_>)
+_REF = r"`(?P<ref>[^`<>]+)`__?"  # `named reference`_
+_WORD = r"(?<![\w`:/])(?P<word>[A-Za-z0-9](?:[\w+.-]*[A-Za-z0-9])?)__?(?![\w])"  # word_
+_URL = r"(?P<url>\b(?:https?|ftp)://[^\s<>`\"']*[^\s<>`\"'.,;:!?)\]}])"  # standalone URI
+_LINK = re.compile(f"{_PHRASE}|{_REF}|{_WORD}|{_URL}")
+# Without named targets no ``word_`` reference can resolve, and that alternative, tried at
+# every word, is most of the scan. Dropping it changes no other match: a ``word_`` run has
+# no backquote, colon or slash, so no other alternative can start or end inside one.
+_LINK_UNNAMED = re.compile(f"{_PHRASE}|{_REF}|{_URL}")
 _WHITESPACE = re.compile(r"\s+")
 
 # Inline markup in a section title, reduced to what a reader sees (the adapter never runs
