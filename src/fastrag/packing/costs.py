@@ -187,6 +187,16 @@ class Costs:
             splitter = self._splitters[block] = make_splitter(self.site(block), self.config)
         return splitter
 
+    def release(self, first: int, end: int) -> None:
+        """Blocks ``[first, end)`` are in finished chunks: let go of what was built for
+        them (prepared leaves, cut sites, splitters — rebuilt on demand if asked for
+        again, so this changes no result), so that memory falls as chunks pile up."""
+        counter, sites, splitters = self.counter, self._sites, self._splitters
+        for block in range(first, end):
+            counter.release(block)
+            sites.pop(block, None)
+            splitters.pop(block, None)
+
     def heading_displayed(self, block: int, start: int, end: int) -> bool:
         """Whether ``[start, end)`` shows the whole heading of its block's section."""
         entry = self.layout.blocks[block]

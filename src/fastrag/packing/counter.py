@@ -146,6 +146,14 @@ class LeafCounter:
             self._counts.append(self._run(sums, 0, len(cuts) - 1))
         return self._counts
 
+    def release(self, block: int) -> None:
+        """Drop the prepared parts of ``block``'s leaves (rebuilt on demand if asked for
+        again): a finished chunk's leaves are not needed any more, and prepared parts
+        (their texts, heads and tails) are most of what counting holds."""
+        first = self._starts[block]
+        end = self._starts[block + 1] if block + 1 < len(self._starts) else len(self._prepared)
+        self._prepared[first:end] = [None] * (end - first)
+
     def _run(self, sums: list[int], low: int, high: int) -> int:
         """Exact count of sub-parts ``[low, high)`` of one leaf: their cuts are split
         points, so counts add up, less the per-call constant once per cut."""

@@ -48,12 +48,19 @@ class Finisher:
 
     def finish(self, plans: Iterable[Plan]) -> Iterator[Chunk]:
         previous: Sequence[Atom] = ()
+        released = 0
         for plan in plans:
             for atoms, (content, metadata, count), overflow in self._emit(plan, previous):
                 metadata["embedding_token_count"] = count
                 metadata["overflow"] = overflow
                 yield content, MappingProxyType(metadata)
                 previous = atoms
+                # Chunks come in source order and the next one looks back only at this
+                # one (overlap): blocks before its first are done with.
+                first = atoms[0].block
+                if first > released:
+                    self.costs.release(released, first)
+                    released = first
 
     def _render(
         self,

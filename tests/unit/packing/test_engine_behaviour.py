@@ -8,14 +8,16 @@ validator (``check_pieces``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 import pytest
 
 from fastrag.exceptions import ChunkingError
 from fastrag.packing import PackingConfig, build_embedding_text, pack
+from fastrag.packing.costs import Costs
 from fastrag.tokenization import Utf8ByteTokenizer
-from tests.unit.packing._engine_support import check_pieces, normalize
+from tests.unit.packing._engine_support import check_pieces, normalize, tokenizer_named
 
 BYTES = Utf8ByteTokenizer()
 Pieces = tuple[tuple[str, Mapping[str, Any]], ...]
@@ -287,3 +289,38 @@ def test_html_chunks_show_readable_text_mapped_to_the_original_markup() -> None:
 def test_the_same_input_gives_identical_output() -> None:
     options = {"target_tokens": 120, "max_tokens": 160, "min_preferred_tokens": 0}
     assert packed(TABLE + CODE, **options) == packed(TABLE + CODE, **options)
+
+
+def test_finished_blocks_are_released_without_changing_any_chunk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Memory: what was built for the blocks of finished chunks (prepared leaves, cut
+    # sites, splitters) is let go while the rest is packed; it is rebuilt if needed.
+    tokenizer = tokenizer_named("cl100k")
+    sections = [
+        f"## Part {index}\n\nSome prose about part {index}. It goes on a while. " * 3
+        + "\n\n| key | value |\n|---|---|\n"
+        + "".join(f"| k{row} | value {row} of part {index} |\n" for row in range(12))
+        + "\n- item one\n  - nested item\n- item two\n"
+        for index in range(8)
+    ]
+    normalized = normalize("# Title\n\n" + "\n".join(sections), "markdown")
+    config = PackingConfig(
+        target_tokens=60, max_tokens=80, min_preferred_tokens=20, overlap_tokens=10
+    )
+    released: list[tuple[int, int]] = []
+    original = Costs.release
+
+    def recording(self: Costs, first: int, end: int) -> None:
+        released.append((first, end))
+        original(self, first, end)
+
+    monkeypatch.setattr(Costs, "release", recording)
+    pieces = pack(normalized, tokenizer, config)
+    monkeypatch.setattr(Costs, "release", lambda self, first, end: None)
+    assert pieces == pack(normalized, tokenizer, config)
+    check_pieces(normalized, pieces, tokenizer, config)
+    assert len(pieces) > 20
+    assert released[0][0] == 0
+    assert all(a[1] == b[0] for a, b in pairwise(released))  # in order, each block once
+    assert released[-1][1] > len(pieces) // 2
