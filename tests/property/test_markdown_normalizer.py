@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,7 +13,9 @@ from tests.strategies.markdown import HEADING_LIKE, documents
 
 SUBJECT = checks.NormalizerUnderTest(MarkdownNormalizer, "markdown")
 normalize = SUBJECT.normalize
-LEAVES = {"paragraph", "code", "html_block", "table_row", "thematic_break"}
+LEAVES = {"paragraph", "code", "html_block", "table_row"}
+THEMATIC_BREAK = re.compile(r"([-*_])(?:[ \t]*\1){2,}")
+"""A thematic break as excluded (indentation and trailing blanks are whitespace)."""
 SYNTAX_OWNERS = {"list_item", "blockquote", "admonition", "footnote"}
 ASCII_WHITESPACE = set(" \t\n\r\x0b\x0c")
 
@@ -49,8 +53,8 @@ def test_exclusions_are_what_they_claim(source: str) -> None:
         elif exclusion.reason == "comment":
             assert text.startswith("<!--")
             assert text.endswith("-->")
-        elif exclusion.reason == "markup":  # a MyST target, tags only, a MyST fence
-            assert text.startswith(("(", "<", "```", "~~~"))
+        elif exclusion.reason == "markup":  # a MyST target, tags only, a fence, a rule
+            assert text.startswith(("(", "<", "```", "~~~")) or THEMATIC_BREAK.fullmatch(text)
         elif exclusion.reason == "badges":
             assert text.startswith("[![")
         elif exclusion.reason == "navigation":  # a link bar or a table of contents

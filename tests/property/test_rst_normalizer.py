@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,9 +13,20 @@ from tests.strategies.rst import HEADING_LIKE, documents
 
 SUBJECT = checks.NormalizerUnderTest(RstNormalizer, "rst")
 normalize = SUBJECT.normalize
+TRANSITION = re.compile(r"([!-/:-@\[-`{-~])\1{3,}")
+"""A transition: four or more of one punctuation character, alone on its line."""
 CONTAINERS = {
-    "list", "list_item", "definition_list", "definition", "field_list", "field",
-    "blockquote", "footnote", "table", "admonition", "directive",
+    "list",
+    "list_item",
+    "definition_list",
+    "definition",
+    "field_list",
+    "field",
+    "blockquote",
+    "footnote",
+    "table",
+    "admonition",
+    "directive",
 }
 
 
@@ -47,9 +60,13 @@ def test_exclusions_are_what_they_claim(source: str) -> None:
         text = exclusion.span.slice(source)
         if exclusion.reason == "whitespace":
             assert text.isspace()
+        elif exclusion.reason == "badges":  # image substitution references only
+            assert text.startswith("|"), text[:20]
+        elif TRANSITION.fullmatch(text):
+            assert exclusion.reason == "markup"
         else:
             assert exclusion.reason in {"comment", "markup", "directive"}, exclusion.reason
-            assert text.startswith(("..", "__")), text[:20]
+            assert text.startswith(("..", "__", "|")), text[:20]
     refused = [e for e in tree.exclusions if e.reason == "directive"]
     assert len([d for d in tree.diagnostics if "refused" in d]) == len(refused)
 

@@ -116,9 +116,14 @@ def test_unclosed_fence_runs_to_the_end() -> None:
     assert code.text == "```python\n# comment\n\ntext" and code.attributes["language"] == "python"
 
 
-def test_thematic_break_and_html_block_are_raw_leaves() -> None:
-    tree = normalize("***\n\n<div class=x>\n*raw*\n</div>\n\n<!-- note --> tail\n")
-    assert [node.text for node in of_kind(tree, "thematic_break")] == ["***"]
+def test_thematic_breaks_are_markup_and_html_blocks_raw_leaves() -> None:
+    source = "***\n\n<div class=x>\n*raw*\n</div>\n\n<!-- note --> tail\n\n- item\n\n  ---\n"
+    tree = normalize(source)
+    assert [e.span.slice(source) for e in tree.exclusions if e.reason == "markup"] == [
+        "***",
+        "---",  # inside a list item too: a rule shows no text
+    ]
+    assert not of_kind(tree, "thematic_break")
     assert [node.text for node in of_kind(tree, "html_block")] == [
         "<div class=x>\n*raw*\n</div>",
         "<!-- note --> tail",  # more than a comment: kept

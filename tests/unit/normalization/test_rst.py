@@ -308,8 +308,7 @@ def test_footnotes_citations_substitutions_quotes_line_blocks_transitions() -> N
     assert tree.node(quote.children[1]).attributes == {"attribution": True}
     (lines,) = kinds(tree, "line_block")
     assert lines.text == "| line one\n|    line two"
-    (rule,) = kinds(tree, "thematic_break")
-    assert rule.text == "----------"
+    assert "----------" in excluded(tree, "markup")  # a transition shows no text
 
 
 def test_refused_and_failed_directives() -> None:
@@ -357,7 +356,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v5"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v6"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"
@@ -481,3 +480,34 @@ def test_the_doctree_is_freed_by_reference_counting_not_left_to_the_collector() 
         gc.enable()
     assert kinds(tree, "table_row")
     assert unreachable < 100  # thousands before (6,524 objects for this document)
+
+
+BADGES = (
+    "|Logo|\n\n|PyPI| |CI|_\n|Docs|\n\n|PyPI| |version|\n\n|PyPI| and text\n\n"
+    ".. |Logo| image:: https://example.org/logo.png\n"
+    ".. |PyPI| image:: https://img.shields.io/pypi/v/x.svg\n   :target: https://pypi.org/x\n"
+    ".. |CI| image:: https://ci.example.org/badge.svg\n"
+    ".. |Docs| image:: https://docs.example.org/badge.svg\n   :target: https://docs.example.org\n"
+    ".. |version| replace:: 1.2\n"
+)
+
+
+def test_image_substitutions_and_rows_of_them_show_no_text() -> None:
+    # A README's badge row is references to image substitutions defined at the end: the
+    # row's own source is names, each definition a URL and options; a chunk of either
+    # embedded nothing readable. Text substitutions and mixed paragraphs stay.
+    tree = normalize(BADGES)
+    assert excluded(tree, "badges") == ["|PyPI| |CI|_\n|Docs|"]  # every image linked
+    assert excluded(tree, "markup") == [
+        "|Logo|",  # an unlinked image (a logo)
+        ".. |Logo| image:: https://example.org/logo.png",
+        ".. |PyPI| image:: https://img.shields.io/pypi/v/x.svg\n   :target: https://pypi.org/x",
+        ".. |CI| image:: https://ci.example.org/badge.svg",
+        ".. |Docs| image:: https://docs.example.org/badge.svg\n   :target: https://docs.example.org",
+    ]
+    assert [node.text for node in kinds(tree, "paragraph")] == [
+        "|PyPI| |version|",
+        "|PyPI| and text",
+    ]
+    (definition,) = kinds(tree, "directive")
+    assert definition.text == ".. |version| replace:: 1.2"

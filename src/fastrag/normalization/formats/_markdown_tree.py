@@ -293,9 +293,8 @@ def build_draft(
             continue  # raw HTML renders no text and records nothing (Walker.other)
         if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
             if event == "Rule":
-                if not walker.skipped:
-                    walker.open_leaf("thematic_break", span["start"])
-                    walker.close_leaf(span["end"])
+                if not walker.skipped:  # a horizontal rule shows no text: syntax only
+                    walker.markup_block(span["start"], span["end"])
             elif walker.collecting:
                 text(" ")
             continue

@@ -37,7 +37,7 @@ SPEC: dict[str, tuple[str, str]] = {
     "doctest_block": ("leaf", "code"),
     "math_block": ("leaf", "math"),
     "line_block": ("leaf", "line_block"),
-    "transition": ("leaf", "thematic_break"),
+    "transition": ("exclude", "markup"),  # a horizontal rule: no text
     "image": ("leaf", "image"),
     "figure": ("leaf", "image"),
     "reference": ("leaf", "image"),  # an image with :target:

@@ -73,6 +73,28 @@ def _sphinx_indices(section: Any) -> bool:
     )
 
 
+# A paragraph of substitution references only (``|PyPI| |CI|``, ``|Logo|``): in a README
+# each names an image defined elsewhere, so the paragraph's own source shows nothing.
+_SUBSTITUTIONS_ONLY = re.compile(r"(?:\|(?! )([^|\r\n]*[^| \r\n])\|_{0,2}\s*)+")
+_SUBSTITUTION_NAME = re.compile(r"\|(?! )([^|\r\n]*[^| \r\n])\|(_?)")
+
+
+def _name(name: str) -> str:
+    """docutils' case-insensitive form of a substitution or reference name."""
+    return " ".join(name.split()).lower()
+
+
+def _image_substitutions(document: Any) -> dict[str, bool]:
+    """Substitutions that stand for an image, by name: whether the image is linked."""
+    found: dict[str, bool] = {}
+    for name, definition in document.substitution_defs.items():
+        images = list(definition.findall(lambda n: n.tagname == "image"))
+        if images:
+            linked = any(n.tagname == "reference" for n in definition.findall(include_self=False))
+            found[_name(name)] = linked
+    return found
+
+
 def _has_alt(dnode: Any) -> bool:
     """Whether an image (or the image inside an image reference) has alternative text."""
     return any(image.get("alt") for image in dnode.findall(lambda n: n.tagname == "image"))
@@ -126,6 +148,7 @@ class _Mapper:
         self.targets: dict[str, str] = {}
         self.linked: list[int] = []
         self.highlight: str | None = None
+        self.image_substitutions: dict[str, bool] = {}
 
     def offset(self, line: int) -> int:
         """Where 0-based ``line`` starts; past the last line, the end of the content."""
@@ -227,6 +250,7 @@ class _Mapper:
 
     def build(self, document: Any) -> list[DraftNode]:
         content = self.content
+        self.image_substitutions = _image_substitutions(document)
         root = self.add("document", -1, 0, len(content), "")
         own_end, items = self.tiles(document, 0, len(content), 0, None, False)
         self.container_header(root, 0, own_end)
@@ -292,6 +316,18 @@ class _Mapper:
             # A figure keeps its caption, so it stays.
             self.own(start, end, -1, "markup")
             return None
+        if tag == "substitution_definition" and _name(" ".join(dnode.get("names", ()))) in (
+            self.image_substitutions
+        ):
+            # ``.. |PyPI| image:: https://…``: an image shown where ``|PyPI|`` stands; the
+            # definition itself is a URL and layout options, nothing readable.
+            self.own(start, end, -1, "markup")
+            return None
+        if tag == "paragraph" and self.image_substitutions:
+            reason = self._images_only(start, end)
+            if reason:
+                self.own(start, end, -1, reason)
+                return None
         if tag == "table" and not rows_ordered(dnode):
             role = "leaf"
         if tag == "fr_directive" and getattr(dnode, "fr_kind", None):
@@ -333,6 +369,22 @@ class _Mapper:
             self.nodes[index].text = self.content[first:last]
         return _Frame(index, items, 0, level or frame.section_level,
                       frame.list_depth + (1 if kind == "list" else 0))
+
+    def _images_only(self, start: int, end: int) -> str:
+        """``badges`` for a paragraph of linked image substitutions only (a README's
+        badge row), ``markup`` when some are unlinked (a logo), ``""`` otherwise."""
+        first, last = trim(self.content, start, end)
+        if _SUBSTITUTIONS_ONLY.fullmatch(self.content, first, last) is None:
+            return ""
+        images = self.image_substitutions
+        found = [
+            (_name(name), bool(link))
+            for name, link in _SUBSTITUTION_NAME.findall(self.content, first, last)
+        ]
+        if not all(name in images for name, _ in found):
+            return ""  # a text substitution (``|version|``) shows text
+        # Linked by its definition (``:target:``) or where it is used (``|CI|_``).
+        return "badges" if all(link or images[name] for name, link in found) else "markup"
 
     def marker(self, frame: _Frame, dnode: Any, start: int, end: int) -> None:
         name, role = str(dnode.fr_name).lower(), dnode.fr_role

@@ -35,6 +35,8 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   very start, opening line followed by a non-blank line) is excluded as
   ``front_matter`` and kept raw, uninterpreted, in
   ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
+* A thematic break (``---``, ``***``, ``___``) draws a rule and shows no text: it is
+  excluded as ``markup`` (a chunk of a lone rule embedded nothing).
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``. Other HTML
@@ -147,7 +149,8 @@ class MarkdownNormalizer:
     # v6: link bars (a paragraph of three or more links only) are "navigation".
     # v7: tables of contents (a top-level list of in-page links only) are "navigation".
     # v8: link bars only at the top level (a footnote or an item of links stays).
-    identity = f"markdown:pyromark-{_pyromark_version()}:v8"
+    # v9: thematic breaks (``---``) are "markup".
+    identity = f"markdown:pyromark-{_pyromark_version()}:v9"
 
     def __init__(
         self,

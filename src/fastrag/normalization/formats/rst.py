@@ -17,7 +17,7 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   ``paragraph``, ``code`` (literal blocks, ``code-block``/``sourcecode``/``code``,
   ``doctest`` blocks and directives; ``{"language": ...}`` from the directive's argument,
   ``pycon`` for doctest blocks, or the last ``.. highlight::`` for ``::`` blocks), ``math``,
-  ``line_block``, ``thematic_break``, ``image`` (images and figures, ``{"uri": ...}``),
+  ``line_block``, ``image`` (images and figures, ``{"uri": ...}``),
   ``definition_term``, ``table_row`` (``{"header": bool}``; in grid and simple tables the
   first row owns the top border and every row the border line below it, so a repeated
   header row is valid table syntax).
@@ -36,11 +36,16 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   excluded as ``markup``; so is a leading field list of only Sphinx's file-wide metadata
   fields (``:orphan:``, ``:tocdepth:``, ``:nocomments:``, ``:nosearch:``); so are
   hyperlink targets (``.. _label:``, ``__ url``), whose URLs appear on the links that
-  use them. Comments are excluded as ``comment``. ``raw`` and
+  use them; so are transitions (a horizontal rule, no text). Comments are excluded as
+  ``comment``. ``raw`` and
   ``include`` (and ``csv-table`` with ``:file:``/``:url:``) are never run: their source is
   excluded as ``directive`` with a diagnostic. A directive docutils rejects stays a
   ``directive`` leaf with ``{"error": True}``; substitution definitions are ``directive``
-  leaves ``{"name": "substitution", "argument": name}``.
+  leaves ``{"name": "substitution", "argument": name}`` — except those of an image
+  (``.. |PyPI| image:: https://…``), a URL and options shown where the reference stands:
+  ``markup``. A paragraph of nothing but references to image substitutions (a README's
+  ``|PyPI| |CI| |Coverage|`` row, a ``|Logo|``) shows no text of its own: ``badges``
+  when every image is linked, ``markup`` otherwise.
 * Links on the leaf containing them: ``{"links": (("text", "href"), ...)}`` for embedded
   URIs, bare URIs and named references whose target the document defines.
 * System messages are not nodes: the source of a construct docutils rejects stays with
@@ -106,7 +111,9 @@ class RstNormalizer:
     # without alt text are excluded as markup.
     # v4: autodoc's auto* directives too; literalinclude is refused like include.
     # v5: Sphinx quickstart's "Indices and tables" section is markup.
-    identity = f"rst:docutils-{_docutils_version()}:v5"
+    # v6: transitions, image substitution definitions and paragraphs of image
+    #     substitution references only (badge rows) are excluded.
+    identity = f"rst:docutils-{_docutils_version()}:v6"
 
     def __init__(
         self,
