@@ -615,3 +615,36 @@ def test_many_pathological_inline_delimiters() -> None:
     source = "*" * 50_000 + "x" + "_" * 50_000 + "[" * 50_000 + "\n"
     (paragraph,) = of_kind(normalize(source), "paragraph")
     assert paragraph.text == source.rstrip("\n")
+
+
+def test_an_html_heading_block_is_a_heading_that_opens_a_section() -> None:
+    # READMEs centre their title with HTML; GitHub renders it as the heading it is.
+    source = (
+        '<h1 align="center">Chonkie &amp; Co <img src="logo.png"/></h1>\n\nIntro.\n\n'
+        "<h2>Install</h2>\n\npip install x\n\n"
+        "- item\n\n  <h3>inside an item</h3>\n\n"
+        '<h1><img src="banner.png"></h1>\n\n'
+        "<h2>A</h2>\n<p>and more</p>\n\n"
+        f"<h4>{'lang | ' * 60}</h4>\n"
+    )
+    tree = normalize(source)
+    headings = of_kind(tree, "heading")
+    assert [(h.text, h.level) for h in headings] == [
+        ("Chonkie & Co", 1),
+        ("Install", 2),
+        ("inside an item", 3),
+    ]
+    assert [
+        unit.span.slice(source) for unit in tree.units if unit.node_id == headings[0].node_id
+    ] == ['<h1 align="center">Chonkie &amp; Co <img src="logo.png"/></h1>']
+    assert [(s.text, s.level) for s in of_kind(tree, "section")] == [
+        ("Chonkie & Co", 1),
+        ("Install", 2),  # the heading inside a list item opens no section
+    ]
+    assert [node.text[:12] for node in of_kind(tree, "html_block")] == [
+        "<h2>A</h2>\n<",  # a heading and more: not a heading alone
+        "<h4>lang | l",  # a 400-character "heading" is a banner
+    ]
+    assert '<h1><img src="banner.png"></h1>' in [
+        e.span.slice(source) for e in tree.exclusions if e.reason == "markup"
+    ]

@@ -7,6 +7,7 @@ most frequent first; ``_markdown_draft.Walker`` owns the state and the ownership
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -93,6 +94,31 @@ def _start_code(walker: Walker, tag: Any, start: int) -> None:
     walker.open_leaf("code", start, None, attributes or None)
 
 
+# An HTML block that is one heading element — ``<h1 align="center">Project</h1>``, how a
+# README centres its title — is a heading GitHub renders as one: it opens a section.
+_HTML_HEADING = re.compile(
+    rb"[ \t\r\n]*<[hH]([1-6])(?:[ \t\r\n][^<>]*)?>(.*?)</[hH]\1[ \t\r\n]*>[ \t\r\n]*",
+    re.DOTALL,
+)
+_HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
+_HTML_HEADING_MAX = 300
+"""Longest readable title taken from an HTML heading: a longer ``<h4>`` is a banner (a
+README's language bar, a paragraph of links), not a name for its section."""
+
+
+def _html_heading(walker: Walker, start: int, end: int) -> tuple[int, str] | None:
+    """``(level, title)`` when the HTML block ``[start, end)`` is one heading element
+    with readable text (tags dropped, entities decoded, whitespace collapsed)."""
+    match = _HTML_HEADING.fullmatch(walker.data, start, end)
+    if match is None:
+        return None
+    inner = match.group(2).decode("utf-8", "replace")
+    title = " ".join(html.unescape(_HTML_TAG.sub(" ", inner)).split())
+    if not title or len(title) > _HTML_HEADING_MAX:
+        return None
+    return int(match.group(1)), title
+
+
 def _start_html(walker: Walker, tag: Any, start: int) -> None:
     walker.open_leaf("html_block", start)
 
@@ -176,11 +202,19 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
         walker.links.append((name, [], tag[name]["dest_url"]))
         walker.collecting = True
         return
-    if name == "HtmlBlock" and (
-        walker.comment_block(span["start"], span["end"])
-        or walker.tags_only(span["start"], span["end"])
-    ):
-        return
+    if name == "HtmlBlock":
+        if walker.comment_block(span["start"], span["end"]) or walker.tags_only(
+            span["start"], span["end"]
+        ):
+            return
+        heading = _html_heading(walker, span["start"], span["end"])
+        if heading is not None:
+            level, title = heading
+            if walker.block_depth == 0:
+                walker.open_section(span["start"], level)
+            walker.open_leaf("heading", span["start"], level)
+            walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it
+            return
     if (
         name == "CodeBlock"
         and _myst_markup(tag)

@@ -37,6 +37,11 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
 * A thematic break (``---``, ``***``, ``___``) draws a rule and shows no text: it is
   excluded as ``markup`` (a chunk of a lone rule embedded nothing).
+* An HTML block that is one heading element, ``<h1 align="center">Project</h1>`` (how
+  READMEs centre their title), is a ``heading`` of that level and opens a section like
+  ``# Project``; its ``text`` is the element's readable text (tags dropped, entities
+  decoded), its unit the element's source. Beyond 300 characters of text it is a banner,
+  not a title, and stays an ``html_block``.
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``. Other HTML
@@ -150,7 +155,8 @@ class MarkdownNormalizer:
     # v7: tables of contents (a top-level list of in-page links only) are "navigation".
     # v8: link bars only at the top level (a footnote or an item of links stays).
     # v9: thematic breaks (``---``) are "markup".
-    identity = f"markdown:pyromark-{_pyromark_version()}:v9"
+    # v10: an HTML block of one heading element (``<h1 align="center">``) is a heading.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v10"
 
     def __init__(
         self,
