@@ -7,6 +7,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fastrag.normalization import CoverageUnit, NormalizedDocument, NormalizedNode
 from fastrag.normalization.formats.markdown import MarkdownNormalizer
 from tests.property import _normalizer_checks as checks
 from tests.strategies.markdown import HEADING_LIKE, documents
@@ -16,8 +17,38 @@ normalize = SUBJECT.normalize
 LEAVES = {"paragraph", "code", "html_block", "table_row"}
 THEMATIC_BREAK = re.compile(r"([-*_])(?:[ \t]*\1){2,}")
 """A thematic break as excluded (indentation and trailing blanks are whitespace)."""
+HTML_REASONS = {
+    "markup",
+    "comment",
+    "script",
+    "style",
+    "template",
+    "noscript",
+    "boilerplate",
+    "navigation",
+    "ui_control",
+}
+"""Why the HTML adapter excludes source (``Exclusion``'s docstring lists them)."""
 SYNTAX_OWNERS = {"list_item", "blockquote", "admonition", "footnote"}
 ASCII_WHITESPACE = set(" \t\n\r\x0b\x0c")
+
+
+def assert_read_html_unit(
+    tree: NormalizedDocument, node: NormalizedNode, unit: CoverageUnit
+) -> None:
+    """An HTML block read as text: its units lie in the block and every run of its map
+    lies in one of them; a run of equal lengths shows its source, character for
+    character (a whitespace character may show as a space)."""
+    assert checks.within((unit.span.start, unit.span.end), (node.start, node.end))
+    units = [(u.span.start, u.span.end) for u in tree.units if u.node_id == node.node_id]
+    for run in node.serialization:
+        assert any(checks.within((run.source_start, run.source_end), u) for u in units)
+        shown = node.text[run.display_start : run.display_end]
+        if run.verbatim:
+            source = tree.content[run.source_start : run.source_end]
+            assert all(
+                a == b or (a.isspace() and b.isspace()) for a, b in zip(shown, source, strict=True)
+            )
 
 
 @checks.GENERATED
@@ -30,7 +61,9 @@ def test_tree_validates_and_units_round_trip(source: str) -> None:
         covered = unit.span.slice(source)
         assert covered and covered == source[unit.span.start : unit.span.end]
         assert covered[-1] not in ASCII_WHITESPACE, "units end on a visible character"
-        if node.kind in LEAVES:
+        if node.kind == "html_block" and node.serialization:
+            assert_read_html_unit(tree, node, unit)
+        elif node.kind in LEAVES:
             checks.assert_leaf_unit(node, unit, covered)
         elif node.kind == "heading":
             checks.assert_heading_unit(node, unit)
@@ -42,10 +75,15 @@ def test_tree_validates_and_units_round_trip(source: str) -> None:
 @given(documents())
 def test_exclusions_are_what_they_claim(source: str) -> None:
     tree = normalize(source)
+    blocks = [(node.start, node.end) for node in tree.nodes if node.kind == "html_block"]
     for exclusion in tree.exclusions:
         text = exclusion.span.slice(source)
+        span = (exclusion.span.start, exclusion.span.end)
         if exclusion.reason == "whitespace":
             assert set(text) <= ASCII_WHITESPACE
+        elif any(checks.within(span, block) for block in blocks):
+            # Inside an HTML block read as text: the HTML adapter's own reasons.
+            assert exclusion.reason in HTML_REASONS, exclusion.reason
         elif exclusion.reason == "front_matter":
             assert exclusion.span.start == 0
             assert text.startswith(("---", "+++"))

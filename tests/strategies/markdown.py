@@ -66,8 +66,9 @@ def _heading(draw: st.DrawFn) -> list[str]:
 
 @st.composite
 def _code(draw: st.DrawFn) -> list[str]:
-    body = draw(st.lists(st.sampled_from([*HEADING_LIKE, "x = 1", "", "  indented", "> q"]),
-                         max_size=4))
+    body = draw(
+        st.lists(st.sampled_from([*HEADING_LIKE, "x = 1", "", "  indented", "> q"]), max_size=4)
+    )
     if draw(st.booleans()):
         fence = draw(st.sampled_from(["```", "~~~", "````"]))
         info = draw(st.sampled_from(["", "python", "js title=x", "  rust  "]))
@@ -81,8 +82,10 @@ def _list(draw: st.DrawFn, depth: int = 0) -> list[str]:
     ordered = draw(st.booleans())
     lines: list[str] = []
     for number in range(draw(st.integers(1, 3))):
-        marker = f"{number + 1}{draw(st.sampled_from(['.', ')']))}" if ordered else draw(
-            st.sampled_from(["-", "*", "+"])
+        marker = (
+            f"{number + 1}{draw(st.sampled_from(['.', ')']))}"
+            if ordered
+            else draw(st.sampled_from(["-", "*", "+"]))
         )
         task = draw(st.sampled_from(["", "[ ] ", "[x] "]))
         indent = " " * (len(marker) + 1)
@@ -100,9 +103,11 @@ def _list(draw: st.DrawFn, depth: int = 0) -> list[str]:
 def _table(draw: st.DrawFn) -> list[str]:
     columns = draw(st.integers(1, 4))
     header = "| " + " | ".join(draw(inline_text(2)).replace("|", "") for _ in range(columns))
-    delimiter = "|" + "|".join(
-        draw(st.sampled_from(["---", ":--", "--:", ":-:"])) for _ in range(columns)
-    ) + "|"
+    delimiter = (
+        "|"
+        + "|".join(draw(st.sampled_from(["---", ":--", "--:", ":-:"])) for _ in range(columns))
+        + "|"
+    )
     rows = [
         "| " + " | ".join("cell" for _ in range(draw(st.integers(0, columns + 1)))) + " |"
         for _ in range(draw(st.integers(0, 3)))
@@ -125,7 +130,19 @@ _SIMPLE_BLOCKS: list[st.SearchStrategy[list[str]]] = [
     _table(),
     _quote(),
     st.sampled_from([["***"], ["- - -"], ["___"]]),
-    st.sampled_from([["<div>", "raw *html*", "</div>"], ["<!-- a comment -->"]]),
+    st.sampled_from(
+        [
+            ["<div>", "raw *html*", "</div>"],
+            ["<!-- a comment -->"],
+            ['<p align="center">', "  <b>Bold</b> &amp; <a href='x'>linked</a> text", "</p>"],
+            ["<table>", "<tr><th>Name</th><th>Role</th></tr>", "<tr><td>Ann</td><td></td></tr>"],
+            ["<script>var x = '<b>';</script>"],
+            ["<details>", "<summary>More &lt;here&gt;</summary>"],
+            ['<h2 align="center">A <em>centred</em> title</h2>'],
+            ["<pre>", "  keep   this", "</pre>"],
+        ]
+    ),
+    st.builds(lambda text: ["<div>", text, "</div>"], inline_text()),
     st.builds(lambda text: [f"[^n1]: {text}", f"    {text}"], inline_text()),
     st.sampled_from([["[r1]: http://example.com/r1 'Title'"], ["[r2]: <x y>", "[r3]: /z"]]),
 ]

@@ -65,7 +65,7 @@ def test_a_shifted_offset_is_caught(
     tmp_path: Path, clean: tuple[Path, list[dict[str, Any]]]
 ) -> None:
     _, records = clean
-    number = _structural(records, "mixed.md")
+    number = _structural(records, "node-async_context.md")
     record = records[number - 1]
     metadata = {**record["metadata"], "char_start": record["char_start"] + 1}
     metadata["serialization_map"] = [

@@ -116,18 +116,42 @@ def test_unclosed_fence_runs_to_the_end() -> None:
     assert code.text == "```python\n# comment\n\ntext" and code.attributes["language"] == "python"
 
 
-def test_thematic_breaks_are_markup_and_html_blocks_raw_leaves() -> None:
-    source = "***\n\n<div class=x>\n*raw*\n</div>\n\n<!-- note --> tail\n\n- item\n\n  ---\n"
+def test_thematic_breaks_are_markup() -> None:
+    source = "***\n\ntext\n\n- item\n\n  ---\n"
     tree = normalize(source)
     assert [e.span.slice(source) for e in tree.exclusions if e.reason == "markup"] == [
         "***",
         "---",  # inside a list item too: a rule shows no text
     ]
     assert not of_kind(tree, "thematic_break")
-    assert [node.text for node in of_kind(tree, "html_block")] == [
-        "<div class=x>\n*raw*\n</div>",
-        "<!-- note --> tail",  # more than a comment: kept
+
+
+def test_html_blocks_show_their_readable_text_mapped_to_their_source() -> None:
+    # The HTML adapter reads each block: tags excluded, entities decoded, scripts out.
+    source = (
+        "<div class=x>\n*raw*\n</div>\n\n<!-- note --> tail\n\n"
+        '<p align="center"><b>Fast</b> &amp; <a href="d">documented</a></p>\n\n'
+        "<table>\n<tr><td>Ann</td><td>Bob</td></tr>\n<tr><td>Cy</td><td>Di</td></tr>\n</table>\n\n"
+        "<script>alert(1)</script>\n"
+    )
+    tree = normalize(source)
+    blocks = of_kind(tree, "html_block")
+    assert [node.text for node in blocks] == [
+        "*raw*",  # Markdown inside an HTML block is not Markdown: kept as written
+        "tail",
+        "Fast & documented",
+        "| Ann | Bob |\n| Cy | Di |",
+        "",  # a script shows nothing: the block keeps its place and owns no source
     ]
+    fast = blocks[2]
+    for run in fast.serialization:  # runs map the display back into the source
+        shown = fast.text[run.display_start : run.display_end]
+        assert shown == "&" or shown == source[run.source_start : run.source_end]
+    assert [e.span.slice(source) for e in tree.exclusions if e.reason == "script"] == [
+        "<script>alert(1)</script>"
+    ]
+    assert "<!-- note -->" in [e.span.slice(source) for e in tree.exclusions]
+    assert tree.validate() is tree
 
 
 # Node.js docs (MIT), doc/api/path.md: version history kept in YAML comments.
@@ -197,6 +221,9 @@ def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> 
     assert excluded(tree, "markup") == [
         '<p align="center">\n  <a href="https://typer.example">'
         '<img src="logo.svg" alt="Typer"></a>\n</p>',
+        '<p align="center">',  # the tagline's tags (its text is read below)
+        "<em>",
+        "</p>",
         "<div>&nbsp;</div>",
     ]
     assert excluded(tree, "badges") == [
@@ -205,9 +232,7 @@ def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> 
         "[![Coverage](c.svg)](https://cov.example)"
     ]
     # Text stays: a tagline inside tags, an image without a link, a badge in a sentence.
-    assert [node.text for node in of_kind(tree, "html_block")] == [
-        '<p align="center">\n    <em>Typer, build great CLIs.</em>\n</p>'
-    ]
+    assert [node.text for node in of_kind(tree, "html_block")] == ["Typer, build great CLIs."]
     assert [node.text for node in of_kind(tree, "paragraph")] == [
         "![Logo](https://example.org/logo.svg)",
         "[![Build](b.svg)](https://ci.example) is green on every commit.",
@@ -642,8 +667,8 @@ def test_an_html_heading_block_is_a_heading_that_opens_a_section() -> None:
         ("Install", 2),  # the heading inside a list item opens no section
     ]
     assert [node.text[:12] for node in of_kind(tree, "html_block")] == [
-        "<h2>A</h2>\n<",  # a heading and more: not a heading alone
-        "<h4>lang | l",  # a 400-character "heading" is a banner
+        "A\n\nand more",  # a heading and more: not a heading alone
+        "lang | lang ",  # a 400-character "heading" is a banner
     ]
     assert '<h1><img src="banner.png"></h1>' in [
         e.span.slice(source) for e in tree.exclusions if e.reason == "markup"

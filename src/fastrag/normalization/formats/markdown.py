@@ -45,7 +45,12 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``. Other HTML
-  blocks are ``html_block`` leaves.
+  blocks are ``html_block`` leaves that show what a reader sees: the HTML adapter reads
+  the block (``_markdown_html``), the leaf's ``text`` is its readable text (a table's
+  rows as ``| a | b |`` lines, other leaves a blank line apart) with a ``serialization``
+  map back to the source, its units are what that adapter retains and the rest is
+  excluded with its reasons (tags ``markup``, a ``<script>`` ``script`` …). A block
+  that shows nothing (a script) keeps its leaf with no units.
 * A paragraph of linked images only (a README's row of build and version badges) is
   excluded as ``badges``; an image without a link stays. A paragraph of three or more
   links and separators only (``[Docs](…) | [Examples](…)``, a list of translated
@@ -77,11 +82,14 @@ from typing import Any
 from fastrag._optional import require
 from fastrag.models import Document
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
+from fastrag.normalization.formats._markdown_html import read_html_blocks
 from fastrag.normalization.formats._markdown_offsets import ByteToChar
 from fastrag.normalization.formats._markdown_tree import DraftTree, TreeLimits, build_draft
+from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
     CoverageUnit,
     Exclusion,
+    MapSegment,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
@@ -156,7 +164,9 @@ class MarkdownNormalizer:
     # v8: link bars only at the top level (a footnote or an item of links stays).
     # v9: thematic breaks (``---``) are "markup".
     # v10: an HTML block of one heading element (``<h1 align="center">``) is a heading.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v10"
+    # v11: other HTML blocks show the readable text the HTML adapter reads from them (its
+    #      identity is part of this one: its reading decides those blocks).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v11+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
@@ -184,6 +194,7 @@ class MarkdownNormalizer:
         )
         self.max_characters = max_characters
         self._limits = TreeLimits(max_depth=max_depth, max_table_cells=max_table_cells)
+        self._html = HtmlNormalizer()  # reads HTML blocks (see _markdown_html)
         # The class attribute names the installed pyromark (its output can change with
         # it); an instance adds every option that changes output.
         self.identity = refined_identity(
@@ -223,7 +234,7 @@ class MarkdownNormalizer:
         del events
         to_char = _char_map(draft, data, len(data) == len(parse_text), base)
         del data, parse_text, body
-        return _assemble(document, draft, to_char, front, diagnostics)
+        return _assemble(document, draft, to_char, front, diagnostics, self._html)
 
 
 def _definition_finder(
@@ -262,6 +273,7 @@ def _assemble(
     to_char: ByteToChar,
     front: _FrontMatter | None,
     diagnostics: list[str],
+    html: HtmlNormalizer,
 ) -> NormalizedDocument:
     """Map the draft's byte offsets to code points and build the immutable tree.
 
@@ -292,6 +304,22 @@ def _assemble(
         template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
     )
     to_char.close()  # every offset is converted: free the table (non-ASCII input)
+    html_blocks = {
+        index: (node_starts[index], node_ends[index])
+        for index, node in enumerate(draft_nodes)
+        if node.kind == "html_block"
+    }
+    shown = (
+        read_html_blocks(
+            content,
+            html_blocks,
+            (unit_starts, unit_ends, owners),
+            (exclusion_starts, exclusion_ends, reasons),
+            html,
+        )
+        if html_blocks
+        else {}
+    )
 
     prefix = document.id
     count = len(draft_nodes)
@@ -351,6 +379,19 @@ def _assemble(
                 node.level,
                 read_only(attributes) if attributes is not None else no_attributes,
             )
+        )
+    for index, (text, runs) in shown.items():  # HTML blocks show their readable text
+        built = nodes[index]
+        nodes[index] = new_node(
+            built.node_id,
+            built.kind,
+            text,
+            built.spans,
+            built.parent_id,
+            built.children,
+            built.level,
+            built.attributes,
+            tuple(MapSegment(*run) for run in runs),
         )
     unit_spans: list[SourceSpan] = []
     add_span = unit_spans.append

@@ -1,0 +1,185 @@
+"""The readable text of a Markdown document's HTML blocks, mapped back to their source.
+
+READMEs put HTML where Markdown has no syntax: a centred tagline, a table of
+contributors with their avatars, a ``<details>`` summary. Kept as raw source, such a
+block embeds its tags and image URLs (a contributors table is thousands of tokens of
+``<td><a href=…><img src=…>``) and hides the few words a reader sees. The HTML adapter
+already reads HTML into exactly that: readable text, a serialization map back to the
+source, and tags, scripts and page chrome excluded with their reason. This module runs
+it on one block and flattens its leaves into the block's display, so the Markdown leaf
+keeps its place in the tree and owns exactly the source the HTML adapter retains.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fastrag.exceptions import NormalizationError
+from fastrag.models import Document
+from fastrag.normalization.formats.html import HtmlNormalizer
+from fastrag.normalization.model import NormalizedDocument, NormalizedNode
+
+__all__ = ["HtmlBlockText", "read_html_block"]
+
+_GROUP_KINDS = frozenset({"list", "table", "definition_list"})
+_HTML_SPACE = " \t\n\r\f"
+"""ASCII whitespace, which HTML collapses."""
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlBlockText:
+    """One HTML block read as text; every offset is relative to the block's start."""
+
+    text: str
+    segments: tuple[tuple[int, int, int, int], ...]
+    """``(display_start, display_end, source_start, source_end)`` runs, in order."""
+    units: tuple[tuple[int, int], ...]
+    """Retained source ranges, in order: the block's units."""
+    exclusions: tuple[tuple[int, int, str], ...]
+    """The rest of the block, with the HTML adapter's reasons (``markup``, ``script`` …)."""
+
+
+def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | None:
+    """The block's readable text (``""`` with no units when it retains nothing: a
+    script, a navigation bar), or ``None`` when the HTML adapter refuses it.
+
+    Leaves are joined in source order, the rows of a table and the items of a list by
+    a line break, other leaves by a blank line; joins are generated display text (no
+    run maps them).
+    """
+    try:
+        tree = normalizer.normalize(Document("html-block", "markdown", block, {}))
+    except NormalizationError:
+        return None
+    # The HTML adapter's units include the whitespace its display collapses away at
+    # their edges; a Markdown unit starts and ends on a visible character.
+    units: list[tuple[int, int]] = []
+    exclusions = [(e.span.start, e.span.end, e.reason) for e in tree.exclusions]
+    for unit in tree.units:
+        start, end = unit.span.start, unit.span.end
+        text = block[start:end]
+        first = start + len(text) - len(text.lstrip(_HTML_SPACE))
+        last = start + len(text.rstrip(_HTML_SPACE))
+        if first >= last:
+            exclusions.append((start, end, "whitespace"))
+            continue
+        if first > start:
+            exclusions.append((start, first, "whitespace"))
+        if last < end:
+            exclusions.append((last, end, "whitespace"))
+        units.append((first, last))
+    owners = {unit.node_id for unit in tree.units}
+    parts: list[str] = []
+    segments: list[tuple[int, int, int, int]] = []
+    position = 0
+    previous_group: str | None = None
+    for node in tree.nodes:
+        if node.node_id not in owners:
+            continue
+        group = _group(tree, node)
+        if parts:
+            joiner = "\n" if group is not None and group == previous_group else "\n\n"
+            parts.append(joiner)
+            position += len(joiner)
+        previous_group = group
+        if node.serialization:
+            segments.extend(
+                (
+                    position + run.display_start,
+                    position + run.display_end,
+                    run.source_start,
+                    run.source_end,
+                )
+                for run in node.serialization
+            )
+        else:  # shown as its source: one verbatim run per span
+            offset = position
+            for span in node.spans:
+                segments.append((offset, offset + len(span), span.start, span.end))
+                offset += len(span)
+        parts.append(node.text)
+        position += len(node.text)
+    if not _within(segments, units):
+        return None  # a run outside the trimmed units: keep the block as written
+    return HtmlBlockText("".join(parts), tuple(segments), tuple(units), tuple(sorted(exclusions)))
+
+
+def _group(tree: NormalizedDocument, node: NormalizedNode) -> str | None:
+    """The list, table or definition list a leaf is part of: its leaves are lines of
+    one block, joined by a line break (anything else by a blank line)."""
+    current = node
+    while current.parent_id is not None:
+        current = tree.node(current.parent_id)
+        if current.kind in _GROUP_KINDS:
+            return current.node_id
+    return None
+
+
+def _within(segments: list[tuple[int, int, int, int]], units: list[tuple[int, int]]) -> bool:
+    """Whether every run's source lies inside one unit (both lists in source order)."""
+    index = 0
+    for _, _, start, end in segments:
+        while index < len(units) and units[index][1] < end:
+            index += 1
+        if index == len(units) or start < units[index][0]:
+            return False
+    return True
+
+
+def read_html_blocks(
+    content: str,
+    blocks: dict[int, tuple[int, int]],
+    units: tuple[list[int], list[int], list[int]],
+    exclusions: tuple[list[int], list[int], list[str]],
+    normalizer: HtmlNormalizer,
+) -> dict[int, tuple[str, tuple[tuple[int, int, int, int], ...]]]:
+    """Read each HTML block leaf ``blocks[owner] = (start, end)`` (code-point offsets).
+
+    ``units`` (starts, ends, owners) and ``exclusions`` (starts, ends, reasons) are the
+    tree's, in source order; a block read as text has its one unit replaced, in place,
+    by the units the HTML adapter retains and its tags added to the exclusions. Returns
+    each such block's display text and runs (source offsets absolute).
+    """
+    starts, ends, owners = units
+    read: dict[int, HtmlBlockText] = {}
+    for owner, (start, end) in blocks.items():
+        found = read_html_block(content[start:end], normalizer)
+        if found is not None:
+            read[owner] = found
+    if not read:
+        return {}
+    new_starts: list[int] = []
+    new_ends: list[int] = []
+    new_owners: list[int] = []
+    added: list[tuple[int, int, str]] = []
+    replaced: set[int] = set()
+    for start, end, owner in zip(starts, ends, owners, strict=True):
+        found = read.get(owner)
+        if found is None or blocks[owner] != (start, end) or owner in replaced:
+            new_starts.append(start)
+            new_ends.append(end)
+            new_owners.append(owner)
+            continue
+        replaced.add(owner)
+        for unit_start, unit_end in found.units:
+            new_starts.append(start + unit_start)
+            new_ends.append(start + unit_end)
+            new_owners.append(owner)
+        added.extend((start + a, start + b, reason) for a, b, reason in found.exclusions)
+    starts[:], ends[:], owners[:] = new_starts, new_ends, new_owners
+    merged = sorted([*zip(*exclusions, strict=True), *added])
+    exclusion_starts, exclusion_ends, reasons = exclusions
+    exclusion_starts[:] = [item[0] for item in merged]
+    exclusion_ends[:] = [item[1] for item in merged]
+    reasons[:] = [item[2] for item in merged]
+    return {
+        owner: (
+            found.text,
+            tuple(
+                (display_start, display_end, blocks[owner][0] + a, blocks[owner][0] + b)
+                for display_start, display_end, a, b in found.segments
+            ),
+        )
+        for owner, found in read.items()
+        if owner in replaced
+    }
