@@ -36,6 +36,7 @@ import copy
 import functools
 import io
 import re
+import threading
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -59,17 +60,61 @@ class ParseContext:
     table_cells: int = 0
     # (0-based line, message) pairs, in the order they were found.
     notes: list[tuple[int, str]] = field(default_factory=list)
-    # Idle nested state machines of this parse, for nested_parse (docutils' own pooling
-    # protocol: initial state "Body") and for nested_list_parse (any initial state).
+    # Idle nested state machines (``MachinePools``): for nested_parse (docutils' own
+    # pooling protocol: initial state "Body") and for nested_list_parse (any state).
     nested: list[Any] = field(default_factory=list)
     listed: list[Any] = field(default_factory=list)
 
-    def release(self) -> None:
-        """Unlink the pooled machines: each is a reference cycle through the doctree."""
-        for machine in (*self.nested, *self.listed):
-            _unlink(machine)
-        self.nested.clear()
-        self.listed.clear()
+
+# What a run leaves on a state machine and on its states that names the document (each
+# run sets all of it again): cleared when a machine goes back to the pool, so an idle
+# machine keeps no doctree alive.
+_MACHINE_RUN_STATE = (
+    "document",
+    "language",
+    "memo",
+    "node",
+    "reporter",
+    "input_lines",
+    "parent_state_machine",
+)
+_STATE_RUN_STATE = ("document", "inliner", "memo", "reporter", "parent")
+
+
+class MachinePools(threading.local):
+    """Idle docutils state machines, reused by every parse of this thread.
+
+    docutils builds a machine for the document and one for every list, definition list,
+    field list and explicit-markup run (fifteen states, each compiling its transitions:
+    about 0.2 ms a machine), and throws each away. A machine is reusable once its run
+    ends — ``run`` starts again from ``initial_state`` and sets everything it reads;
+    docutils pools its own nested machines the same way — so parses take machines from
+    these pools and give them back: document machines (``top``), nested ones for
+    ``nested_parse`` (initial state "Body") and for ``nested_list_parse`` (any state).
+    The pools are per thread, so a parse can scrub every idle machine of the document
+    it parsed when it ends (``scrub``) without touching another thread's machines.
+    """
+
+    def __init__(self) -> None:
+        self.top: list[Any] = []
+        self.nested: list[Any] = []
+        self.listed: list[Any] = []
+
+    def scrub(self) -> None:
+        """Let idle machines forget the document they parsed (no doctree kept alive)."""
+        for pool in (self.top, self.nested, self.listed):
+            for machine in pool:
+                _scrub(machine)
+
+
+def _scrub(machine: Any) -> None:
+    for name in _MACHINE_RUN_STATE:
+        if name in machine.__dict__:
+            setattr(machine, name, None)
+    for state in machine.states.values():
+        for name in _STATE_RUN_STATE:
+            if name in state.__dict__:
+                setattr(state, name, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +152,7 @@ class _Toolkit:
         ).string2lines
         self.settings: Any = self._settings(frontend, rst.Parser)
         self.adapter_nodes = AdapterNodes(nodes)
+        self.pools = MachinePools()
         self.directives = DirectiveTable(self.adapter_nodes)
         self.state_classes: tuple[Any, ...] = self._build_states(states, nodes)
 
@@ -162,9 +208,9 @@ class _Toolkit:
 
             @property
             def nested_sm_cache(self) -> list[Any]:
-                """docutils pools nested state machines on a class attribute; this parse's
-                own pool keeps them away from other docutils users and from the next
-                document (each holds the doctree), and is unlinked when the parse ends."""
+                """docutils pools nested state machines on a class attribute; this
+                thread's pool (``MachinePools``) keeps them away from other docutils
+                users and from other threads."""
                 return self._context().nested
 
             def nested_list_parse(
@@ -203,10 +249,10 @@ class _Toolkit:
                         state_machine_kwargs,
                     )
                 pool = self._context().listed
-                if pool:
+                try:
                     machine = pool.pop()
                     machine.parent_state_machine = self.state_machine
-                else:
+                except IndexError:
                     machine = self.nested_sm(  # type: ignore[attr-defined]
                         debug=self.debug,  # type: ignore[attr-defined]
                         parent_state_machine=self.state_machine,
@@ -223,7 +269,6 @@ class _Toolkit:
                 )
                 blank_finish = machine.states[blank_finish_state].blank_finish
                 offset: int = machine.abs_line_offset()
-                machine.parent_state_machine = None
                 pool.append(machine)
                 return offset, blank_finish
 
@@ -438,15 +483,18 @@ class RstParser:
         document.reporter.attach_observer(observe)
         # What docutils' Parser.parse does, minus its epilogue that deletes a default role
         # from docutils' global role table (another application's, in a shared process).
-        machine = toolkit.state_machine_class(
-            state_classes=toolkit.state_classes, initial_state="Body"
-        )
-        lines = toolkit.string2lines(content, tab_width=settings.tab_width, convert_whitespace=True)
+        pools = toolkit.pools
+        context.nested, context.listed = pools.nested, pools.listed
         try:
-            machine.run(lines, document, inliner=_NoInliner(toolkit.nodes))
-        finally:
-            _unlink(machine)
-            context.release()
+            machine = pools.top.pop()
+        except IndexError:
+            machine = toolkit.state_machine_class(
+                state_classes=toolkit.state_classes, initial_state="Body"
+            )
+        lines = toolkit.string2lines(content, tab_width=settings.tab_width, convert_whitespace=True)
+        machine.run(lines, document, inliner=_NoInliner(toolkit.nodes))
+        pools.top.append(machine)  # a run that raised leaves its machines unpooled
+        pools.scrub()
         return ParseResult(document, tuple(context.notes))
 
 
@@ -468,14 +516,6 @@ class _NoInliner:
 
     def parse(self, text: str, lineno: int, memo: Any, parent: Any) -> tuple[list[Any], list[Any]]:
         return [self._text(text)], []
-
-
-def _unlink(machine: Any) -> None:
-    """docutils' ``unlink``, plus what it leaves: each state's transitions hold methods
-    bound to the state (a cycle per state, fifteen per machine)."""
-    for state in machine.states.values():
-        state.transitions.clear()
-    machine.unlink()
 
 
 def release_doctree(document: Any) -> None:

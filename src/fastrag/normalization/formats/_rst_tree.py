@@ -27,6 +27,7 @@ stack: no recursion, linear in the number of nodes plus the length of the conten
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,10 +230,17 @@ class _Mapper:
         """Exclude the construct's own lines; text docutils dropped after it stays prose.
 
         A malformed block right after a comment or target yields no node, so its lines
-        would join the exclusion's tile; they are kept as a ``paragraph`` instead.
+        would join the exclusion's tile; they are kept as a ``paragraph`` instead. A
+        transition is one line wherever docutils says it ends.
         """
-        construct_end = getattr(dnode, "fr_end", None)
-        split = end if construct_end is None else min(max(self.offset(construct_end), start), end)
+        if dnode.tagname == "transition":
+            first_line = bisect_right(self.starts, trim(self.content, start, end)[0]) - 1
+            split = min(max(self.offset(first_line + 1), start), end)
+        else:
+            construct_end = getattr(dnode, "fr_end", None)
+            split = (
+                end if construct_end is None else min(max(self.offset(construct_end), start), end)
+            )
         first, _ = self.own(start, split, -1, reason)
         rest_first, rest_last = trim(self.content, split, end)
         if rest_first < rest_last:
@@ -314,14 +322,14 @@ class _Mapper:
             # Without alternative text an image shows nothing readable: its source is a
             # file name and layout options (a banner or badge became a chunk of its own).
             # A figure keeps its caption, so it stays.
-            self.own(start, end, -1, "markup")
+            self.exclude(frame, dnode, start, end, "markup")
             return None
         if tag == "substitution_definition" and _name(" ".join(dnode.get("names", ()))) in (
             self.image_substitutions
         ):
             # ``.. |PyPI| image:: https://…``: an image shown where ``|PyPI|`` stands; the
             # definition itself is a URL and layout options, nothing readable.
-            self.own(start, end, -1, "markup")
+            self.exclude(frame, dnode, start, end, "markup")
             return None
         if tag == "paragraph" and self.image_substitutions:
             reason = self._images_only(start, end)

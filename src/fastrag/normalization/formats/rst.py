@@ -113,7 +113,8 @@ class RstNormalizer:
     # v5: Sphinx quickstart's "Indices and tables" section is markup.
     # v6: transitions, image substitution definitions and paragraphs of image
     #     substitution references only (badge rows) are excluded.
-    identity = f"rst:docutils-{_docutils_version()}:v6"
+    # v7: an excluded transition or image keeps the lines docutils rejected after it.
+    identity = f"rst:docutils-{_docutils_version()}:v7"
 
     def __init__(
         self,
