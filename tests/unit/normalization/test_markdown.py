@@ -673,3 +673,16 @@ def test_an_html_heading_block_is_a_heading_that_opens_a_section() -> None:
     assert '<h1><img src="banner.png"></h1>' in [
         e.span.slice(source) for e in tree.exclusions if e.reason == "markup"
     ]
+
+
+def test_equal_attributes_share_one_mapping() -> None:
+    # Memory: a list item's label and depth repeat thousands of times in a document.
+    source = "- a\n- b\n- c\n\n```js\n1\n```\n\n```js\n2\n```\n\nSee [x](u).\n\nSee [x](u).\n"
+    tree = normalize(source)
+    first, second, third = of_kind(tree, "list_item")
+    assert first.attributes == {"label": "-", "depth": 1}
+    assert first.attributes is second.attributes is third.attributes
+    one, two = of_kind(tree, "code")
+    assert one.attributes is two.attributes
+    linked = [node.attributes for node in of_kind(tree, "paragraph")]
+    assert linked[0] == linked[1] == {"links": (("x", "u"),)}  # equal, each its own
