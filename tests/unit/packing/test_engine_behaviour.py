@@ -102,6 +102,23 @@ def test_a_long_table_repeats_its_header_as_context() -> None:
     assert rows == [f"| pear {n:02} | {n}.00 |" for n in range(30)]  # each row once
 
 
+def test_a_header_of_empty_cells_is_not_repeated() -> None:
+    # A PDF table without a header row becomes GFM with an empty one: it names no
+    # column, so it is not repeated (it cost NICS's 16 chunks ~45 tokens each).
+    empty = "|  |  |\n|---|---|"
+    table = (
+        "## Prices\n\n" + empty + "\n" + "".join(f"| pear {n:02} | {n}.00 |\n" for n in range(30))
+    )
+    pieces = packed(table, target_tokens=120, max_tokens=160, min_preferred_tokens=0)
+    assert len(pieces) > 2
+    assert pieces[0][0].startswith("## Prices\n\n" + empty + "\n| pear 00")
+    for content, metadata in pieces[1:]:
+        assert content.startswith("| pear")
+        assert metadata["repeated_context"] == ()
+    rows = [line for content, _ in pieces for line in content.splitlines() if "pear" in line]
+    assert rows == [f"| pear {n:02} | {n}.00 |" for n in range(30)]
+
+
 CODE = (
     "## Code\n\n```python\n"
     + "".join(

@@ -4,17 +4,23 @@ Rows are the units' nearest ``table_row`` nodes; header rows are the leading row
 ``header`` attribute is true (for Markdown the header unit also holds the delimiter row,
 so the repeated context is the table's schema exactly as written). The first piece keeps
 the header with at least one body row: a chunk of only the header would be repeated by
-the next one. A row is indivisible: cutting inside one (between cells, words,
-characters) happens only under ``split_with_context`` and records atomic-structure loss.
+the next one. A header of empty cells names no column and is not repeated. A row is
+indivisible: cutting inside one (between cells, words, characters) happens only under
+``split_with_context`` and records atomic-structure loss.
 """
 
 from __future__ import annotations
+
+import re
 
 from fastrag.packing.blocks import Strength
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.split._site import ContextRange, CutSite
 
 __all__ = ["TableSplitter"]
+
+_SCHEMA_FREE = re.compile(r"[\s|:+=\-]*")
+"""Header text that names nothing: cell borders, delimiter rows and blanks only."""
 
 
 class TableSplitter:
@@ -33,6 +39,11 @@ class TableSplitter:
         while header_slots < len(slots) and self._is_header(rows[header_slots]):
             header_slots += 1
         if header_slots == len(slots):  # a table of only header rows has nothing to repeat
+            header_slots = 0
+        elif header_slots and _SCHEMA_FREE.fullmatch(site.text, 0, slots[header_slots - 1][1]):
+            # A header of empty cells (GFM needs a header row: a PDF table without one,
+            # ``| | |`` over ``|---|---|``) names no column: repeating it in every
+            # piece costs tokens and says nothing. Its rows stay where they are.
             header_slots = 0
         self._header_end = slots[header_slots - 1][1] if header_slots else 0
         body_row = rows[header_slots] if header_slots < len(rows) else None
