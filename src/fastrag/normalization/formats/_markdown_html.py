@@ -19,7 +19,7 @@ from fastrag.models import Document
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import NormalizedDocument, NormalizedNode
 
-__all__ = ["HtmlBlockText", "read_html_block"]
+__all__ = ["HtmlBlockText", "read_html_block", "read_html_blocks"]
 
 _GROUP_KINDS = frozenset({"list", "table", "definition_list"})
 _HTML_SPACE = " \t\n\r\f"
@@ -93,6 +93,8 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
                 for run in node.serialization
             )
         else:  # shown as its source: one verbatim run per span
+            if node.text != "".join(span.slice(block) for span in node.spans):
+                return None  # no map to build from: keep the block as written
             offset = position
             for span in node.spans:
                 segments.append((offset, offset + len(span), span.start, span.end))
