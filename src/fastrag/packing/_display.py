@@ -21,9 +21,10 @@ is replaced by an inserted line break.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import groupby
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Final
 
 from fastrag.normalization.model import CoverageUnit, NormalizedNode
@@ -71,6 +72,7 @@ _TIGHT_KINDS: Final = frozenset({"table", "list"})
 _TABLE_ROW: Final = "table_row"
 _DISPLAY_START: Final = attrgetter("display_start")
 _NODE_ID: Final = attrgetter("node_id")
+_SPAN_END: Final = itemgetter(1)
 
 
 def block_display(
@@ -440,7 +442,9 @@ def _rendered(
     d0: int, d1: int, s0: int, s1: int, spans: Sequence[tuple[int, int]], shown: str
 ) -> Run:
     """A rendered run whose source is clipped to the first unit it touches."""
-    for start, end in spans:
+    index = bisect_right(spans, s0, key=_SPAN_END)  # the first unit ending after s0
+    if index < len(spans):
+        start, end = spans[index]
         if start < s1 and s0 < end:
             return (d0, d1, max(s0, start), min(s1, end), RunKind.RENDERED)
     del shown
@@ -454,9 +458,12 @@ def _clip_verbatim(
     runs: list[Run] = []
     s1 = s0 + (d1 - d0)
     position = s0
-    for start, end in spans:
-        if end <= position or start >= s1:
-            continue
+    # Units are sorted and disjoint: start at the first one ending after s0 (a node of
+    # thousands of units — a table read from a Markdown HTML block — stays linear).
+    for index in range(bisect_right(spans, s0, key=_SPAN_END), len(spans)):
+        start, end = spans[index]
+        if start >= s1:
+            break
         if start > position:
             runs.append(_outside(d0 + position - s0, d0 + start - s0, position, start, content))
         low, high = max(position, start), min(s1, end)
