@@ -1,6 +1,6 @@
 """The plumbing of the tests' local OpenAI-compatible servers: scripted replies on 127.0.0.1.
 
-A stdlib ``ThreadingHTTPServer`` in a daemon thread (port 0: any free port), started and
+A stdlib ``HTTPServer`` in a daemon thread (port 0: any free port), started and
 stopped by a fixture. Every POST is read as JSON, recorded, and answered by the next
 reply in ``script`` (``default(payload)`` once the script is empty). A reply names an
 HTTP status, extra headers, a body to send instead of the normal answer (JSON-able or raw
@@ -10,7 +10,12 @@ embeddings. Also counted: requests in flight at once (a concurrency bound can be
 and the first arrival (a test can cancel its caller mid-request).
 
 Threaded, unlike ``fastrag.benchmarking._local_chat`` (one request at a time), because
-the concurrency tests need overlapping requests.
+the concurrency tests need overlapping requests. The threads are a fixed pool started one
+after the other when the server is built, not one per request: on Python 3.11 under
+coverage, every new thread installs coverage's trace hook, and two threads doing so at
+once make the loser die with "Cannot install a trace function while another trace
+function is being installed" (a process-wide guard in CPython, python/cpython#98257) —
+which a burst of concurrent requests against a thread-per-request server did.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from queue import SimpleQueue
+from socket import socket
 from typing import Any, Generic, Protocol, TypeVar
 
 
@@ -68,9 +75,7 @@ class ScriptedServer(Generic[ReplyT, RequestT]):
         """Set when the first request has arrived (a test can then cancel its caller)."""
         self._record = record
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False
+        self._httpd = _PooledHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -119,6 +124,40 @@ class ScriptedServer(Generic[ReplyT, RequestT]):
         else:
             body = {"error": {"type": "server_error", "code": str(reply.status)}}
         return body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
+
+
+class _PooledHTTPServer(HTTPServer):
+    """An ``HTTPServer`` answering on a fixed pool of threads (see the module docstring)."""
+
+    WORKERS = 16
+    """More than any test keeps in flight at once."""
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(address, handler)
+        self._requests: SimpleQueue[tuple[socket, Any] | None] = SimpleQueue()
+        for _ in range(self.WORKERS):
+            ready = threading.Event()
+            threading.Thread(target=self._work, args=(ready,), daemon=True).start()
+            ready.wait()  # one thread starting at a time
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self._requests.put((request, client_address))
+
+    def _work(self, ready: threading.Event) -> None:
+        ready.set()
+        while (item := self._requests.get()) is not None:
+            request, client_address = item
+            try:
+                self.finish_request(request, client_address)
+            except Exception:  # noqa: BLE001 - as ThreadingMixIn: a worker outlives a request
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        for _ in range(self.WORKERS):
+            self._requests.put(None)
 
 
 def _handler_for(server: ScriptedServer[Any, Any]) -> type[BaseHTTPRequestHandler]:

@@ -1,6 +1,6 @@
 """A real HTTP server on 127.0.0.1 speaking the OpenAI chat completions API, for tests.
 
-Stdlib ``ThreadingHTTPServer`` in a thread, started and stopped by a fixture (plumbing in
+Stdlib ``HTTPServer`` on a pool of threads, started and stopped by a fixture (plumbing in
 ``tests/_scripted_server.py``). Each request takes the next ``Reply`` from ``script``;
 once the script is empty, ``default`` (a function of the request payload) answers. A
 reply is a message text, an HTTP status with headers, a raw body, or a sleep before

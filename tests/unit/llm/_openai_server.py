@@ -1,6 +1,6 @@
 """A real HTTP server on 127.0.0.1 speaking the OpenAI embeddings API, for tests.
 
-Stdlib ``ThreadingHTTPServer`` in a thread, started and stopped by a fixture (plumbing in
+Stdlib ``HTTPServer`` on a pool of threads, started and stopped by a fixture (plumbing in
 ``tests/_scripted_server.py``). Each request takes the next action from ``script`` (then
 answers normally once the script is empty): an HTTP status with optional headers and JSON
 body, a sleep (to exceed a client's timeout), or a malformed answer. Vectors are a
