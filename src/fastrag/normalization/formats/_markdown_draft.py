@@ -146,6 +146,8 @@ class DraftTree:
     diagnostics: list[tuple[str, int]]
     # Nodes whose attributes hold link, image or footnote lists (to freeze as tuples).
     noted: list[int]
+    # HTML block leaves, in order (read as text by the HTML adapter, see _markdown_html).
+    html_blocks: list[int]
 
 
 class Walker:
@@ -166,6 +168,7 @@ class Walker:
         "find_definitions",
         "header_pending",
         "heading_parts",
+        "html_blocks",
         "items",
         "last_end",
         "leaf",
@@ -204,6 +207,7 @@ class Walker:
         self.exclusion_reasons: list[str] = []
         self.diagnostics: list[tuple[str, int]] = []
         self.noted: list[int] = []  # see DraftTree.noted
+        self.html_blocks: list[int] = []  # see DraftTree.html_blocks
         self.stack: list[int] = [0]  # open containers: root, sections, then blocks
         self.block_depth = 0  # open containers other than root and sections
         self.list_depth = 0

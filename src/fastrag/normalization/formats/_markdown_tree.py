@@ -121,6 +121,7 @@ def _html_heading(walker: Walker, start: int, end: int) -> tuple[int, str] | Non
 
 def _start_html(walker: Walker, tag: Any, start: int) -> None:
     walker.open_leaf("html_block", start)
+    walker.html_blocks.append(walker.leaf)
 
 
 def _start_row(walker: Walker, tag: Any, start: int) -> None:
@@ -357,4 +358,5 @@ def build_draft(
         walker.exclusion_reasons,
         walker.diagnostics,
         walker.noted,
+        walker.html_blocks,
     )

@@ -50,11 +50,33 @@ _LANGUAGE_ARGUMENT = frozenset({"code", "code-block", "sourcecode"})
 # from the rest of the document, autodoc's ``auto*`` pull documentation from code: their
 # source names files, objects and options, not content.
 _MARKUP_DIRECTIVES = frozenset(
-    {"role", "default-role", "highlight", "index", "currentmodule", "default-domain",
-     "tabularcolumns", "moduleauthor", "sectionauthor", "codeauthor", "contents",
-     "sectnum", "section-numbering", "target-notes", "toctree", "automodule", "autoclass",
-     "autoexception", "autofunction", "automethod", "autoattribute", "autoproperty",
-     "autodata", "autodecorator", "autosummary"}
+    {
+        "role",
+        "default-role",
+        "highlight",
+        "index",
+        "currentmodule",
+        "default-domain",
+        "tabularcolumns",
+        "moduleauthor",
+        "sectionauthor",
+        "codeauthor",
+        "contents",
+        "sectnum",
+        "section-numbering",
+        "target-notes",
+        "toctree",
+        "automodule",
+        "autoclass",
+        "autoexception",
+        "autofunction",
+        "automethod",
+        "autoattribute",
+        "autoproperty",
+        "autodata",
+        "autodecorator",
+        "autosummary",
+    }
 )
 # Run, these would read files or fetch URLs: refused without running (Sphinx's
 # ``literalinclude`` reads a source file, as ``include`` does).

@@ -71,18 +71,45 @@ SPEC: dict[str, tuple[str, str]] = {
     "compound": ("container", "directive"),
     "fr_directive": ("container", "directive"),
 }
-for _name in ("attention", "caution", "danger", "error", "hint", "important", "note", "tip",
-              "warning", "admonition"):
+for _name in (
+    "attention",
+    "caution",
+    "danger",
+    "error",
+    "hint",
+    "important",
+    "note",
+    "tip",
+    "warning",
+    "admonition",
+):
     SPEC[_name] = ("container", "admonition")
 # Children that are part of their parent's own syntax line, never blocks of their own.
-_SKIP = frozenset({"title", "subtitle", "label", "field_name", "classifier", "option_group",
-                   "colspec", "decoration", "#text"})
+_SKIP = frozenset(
+    {
+        "title",
+        "subtitle",
+        "label",
+        "field_name",
+        "classifier",
+        "option_group",
+        "colspec",
+        "decoration",
+        "#text",
+    }
+)
 # Wrappers whose children belong directly to the enclosing container.
-_SPLICE = frozenset({"definition_list_item", "field_body", "description", "tgroup", "tbody",
-                     "thead"})
+_SPLICE = frozenset(
+    {"definition_list_item", "field_body", "description", "tgroup", "tbody", "thead"}
+)
 # Containers whose first child may share their first line, after this marker.
-MARKER_OF = {"list_item": "list_item", "option_list_item": "option_list_item",
-             "field": "field", "footnote": "footnote", "citation": "footnote"}
+MARKER_OF = {
+    "list_item": "list_item",
+    "option_list_item": "option_list_item",
+    "field": "field",
+    "footnote": "footnote",
+    "citation": "footnote",
+}
 # Leaf kinds whose text is scanned for links.
 LINKED = frozenset({"paragraph", "table_row", "definition_term", "line_block", "heading"})
 
@@ -168,8 +195,11 @@ def attributes_of(
             return {"ordered": True, "start": int(dnode.get("start", 1))}
         return {"ordered": False}
     if kind == "list_item":
-        label = (option_label(content, first, end) if tag == "option_list_item"
-                 else first_token(content, first, end))
+        label = (
+            option_label(content, first, end)
+            if tag == "option_list_item"
+            else first_token(content, first, end)
+        )
         return {"label": label, "depth": list_depth}
     if kind == "table_row":
         return {"header": header}
@@ -190,8 +220,11 @@ def attributes_of(
     if kind in ("admonition", "directive"):
         if tag == "substitution_definition":
             names = dnode.get("names", ())
-            return {"name": "substitution", "argument": names[0]} if names else {
-                "name": "substitution"}
+            return (
+                {"name": "substitution", "argument": names[0]}
+                if names
+                else {"name": "substitution"}
+            )
         result: dict[str, Any] = {"name": _words(getattr(dnode, "fr_name", None) or tag).lower()}
         argument = _words(getattr(dnode, "fr_argument", ""))
         if argument:

@@ -44,6 +44,7 @@ from fastrag.normalization.formats._rst_text import (
     MARKERS,
     line_starts,
     links_in,
+    normalize_name,
     readable_title,
     trim,
 )
@@ -69,30 +70,23 @@ def _sphinx_indices(section: Any) -> bool:
     if len(children) != 2 or children[1].tagname != "bullet_list":
         return False
     items = children[1].children
-    return bool(items) and all(
-        _SPHINX_INDEX_REF.fullmatch(item.astext().strip()) for item in items
-    )
+    return bool(items) and all(_SPHINX_INDEX_REF.fullmatch(item.astext().strip()) for item in items)
 
 
 # A paragraph of substitution references only (``|PyPI| |CI|``, ``|Logo|``): in a README
 # each names an image defined elsewhere, so the paragraph's own source shows nothing.
-_SUBSTITUTIONS_ONLY = re.compile(r"(?:\|(?! )([^|\r\n]*[^| \r\n])\|_{0,2}\s*)+")
-_SUBSTITUTION_NAME = re.compile(r"\|(?! )([^|\r\n]*[^| \r\n])\|(_?)")
-
-
-def _name(name: str) -> str:
-    """docutils' case-insensitive form of a substitution or reference name."""
-    return " ".join(name.split()).lower()
+_SUBSTITUTION = r"\|(?! )([^|\r\n]*[^| \r\n])\|(_{0,2})"  # |name|, |name|_ (linked)
+_SUBSTITUTION_REFERENCE = re.compile(_SUBSTITUTION)
+_SUBSTITUTIONS_ONLY = re.compile(rf"(?:{_SUBSTITUTION}\s*)+")
 
 
 def _image_substitutions(document: Any) -> dict[str, bool]:
     """Substitutions that stand for an image, by name: whether the image is linked."""
     found: dict[str, bool] = {}
     for name, definition in document.substitution_defs.items():
-        images = list(definition.findall(lambda n: n.tagname == "image"))
-        if images:
-            linked = any(n.tagname == "reference" for n in definition.findall(include_self=False))
-            found[_name(name)] = linked
+        tags = {node.tagname for node in definition.findall(include_self=False)}
+        if "image" in tags:
+            found[normalize_name(name)] = "reference" in tags
     return found
 
 
@@ -157,17 +151,31 @@ class _Mapper:
             return len(self.content)
         return self.starts[max(line, 0)]
 
-    def add(self, kind: str, parent: int, start: int, end: int, text: str,
-            level: int | None = None, attributes: dict[str, Any] | None = None) -> int:
+    def add(
+        self,
+        kind: str,
+        parent: int,
+        start: int,
+        end: int,
+        text: str,
+        level: int | None = None,
+        attributes: dict[str, Any] | None = None,
+    ) -> int:
         index = len(self.nodes)
         self.nodes.append(DraftNode(kind, parent, start, end, text, level, attributes or {}))
         if parent >= 0:
             self.nodes[parent].children.append(index)
         return index
 
-    def tiles(self, dnode: Any, start: int, end: int, first_line: int,
-              marker: re.Pattern[str] | None, first_at_start: bool
-              ) -> tuple[int, list[tuple[Any, int, int, int, bool]]]:
+    def tiles(
+        self,
+        dnode: Any,
+        start: int,
+        end: int,
+        first_line: int,
+        marker: re.Pattern[str] | None,
+        first_at_start: bool,
+    ) -> tuple[int, list[tuple[Any, int, int, int, bool]]]:
         """Where the container's own syntax ends, and each child's ``[start, end)``."""
         children: list[tuple[Any, int, int, bool]] = []
         previous = start
@@ -244,8 +252,9 @@ class _Mapper:
         first, _ = self.own(start, split, -1, reason)
         rest_first, rest_last = trim(self.content, split, end)
         if rest_first < rest_last:
-            leaf = self.add("paragraph", frame.node, rest_first, rest_last,
-                            self.content[rest_first:rest_last])
+            leaf = self.add(
+                "paragraph", frame.node, rest_first, rest_last, self.content[rest_first:rest_last]
+            )
             self.owned.append((rest_first, rest_last, leaf, ""))
             self.linked.append(leaf)
         return first
@@ -278,8 +287,9 @@ class _Mapper:
             found = links_in(node.text, self.targets)
             if found:
                 node.attributes["links"] = found
-        titles = [self.nodes[c].text for c in self.nodes[0].children
-                  if self.nodes[c].kind == "section"]
+        titles = [
+            self.nodes[c].text for c in self.nodes[0].children if self.nodes[c].kind == "section"
+        ]
         self.nodes[0].text = titles[0] if titles else ""
         return self.nodes
 
@@ -295,8 +305,9 @@ class _Mapper:
         else:
             self.own(start, end, index)
 
-    def visit(self, frame: _Frame, dnode: Any, start: int, end: int, line: int,
-              header: bool) -> _Frame | None:
+    def visit(
+        self, frame: _Frame, dnode: Any, start: int, end: int, line: int, header: bool
+    ) -> _Frame | None:
         tag = dnode.tagname
         role, kind = SPEC.get(tag, ("leaf", "directive"))
         if tag == "fr_marker":
@@ -324,8 +335,8 @@ class _Mapper:
             # A figure keeps its caption, so it stays.
             self.exclude(frame, dnode, start, end, "markup")
             return None
-        if tag == "substitution_definition" and _name(" ".join(dnode.get("names", ()))) in (
-            self.image_substitutions
+        if tag == "substitution_definition" and any(
+            normalize_name(name) in self.image_substitutions for name in dnode.get("names", ())
         ):
             # ``.. |PyPI| image:: https://…``: an image shown where ``|PyPI|`` stands; the
             # definition itself is a URL and layout options, nothing readable.
@@ -340,8 +351,9 @@ class _Mapper:
             role = "leaf"
         if tag == "fr_directive" and getattr(dnode, "fr_kind", None):
             kind = dnode.fr_kind
-        attributes = attributes_of(self.content, dnode, kind, (start, end), header,
-                                   frame.list_depth, self.highlight)
+        attributes = attributes_of(
+            self.content, dnode, kind, (start, end), header, frame.list_depth, self.highlight
+        )
         if role == "leaf":
             first, last = trim(self.content, start, end)
             if first >= last:
@@ -375,8 +387,13 @@ class _Mapper:
         self.container_header(index, start, own_end)
         if not items:  # a directive without content is a leaf in all but name
             self.nodes[index].text = self.content[first:last]
-        return _Frame(index, items, 0, level or frame.section_level,
-                      frame.list_depth + (1 if kind == "list" else 0))
+        return _Frame(
+            index,
+            items,
+            0,
+            level or frame.section_level,
+            frame.list_depth + (1 if kind == "list" else 0),
+        )
 
     def _images_only(self, start: int, end: int) -> str:
         """``badges`` for a paragraph of linked image substitutions only (a README's
@@ -386,8 +403,8 @@ class _Mapper:
             return ""
         images = self.image_substitutions
         found = [
-            (_name(name), bool(link))
-            for name, link in _SUBSTITUTION_NAME.findall(self.content, first, last)
+            (normalize_name(name), bool(link))
+            for name, link in _SUBSTITUTION_REFERENCE.findall(self.content, first, last)
         ]
         if not all(name in images for name, _ in found):
             return ""  # a text substitution (``|version|``) shows text
@@ -405,8 +422,11 @@ class _Mapper:
             first = self.exclude(frame, dnode, start, end, _MARKER_ROLES[role])
             if role == "refused":
                 self.offset_notes.append(
-                    (first, f"'{name[:20]}' directive refused (no file, URL or raw access); "
-                            "its source is excluded")
+                    (
+                        first,
+                        f"'{name[:20]}' directive refused (no file, URL or raw access); "
+                        "its source is excluded",
+                    )
                 )
             return
         first, last = trim(self.content, start, end)
@@ -416,8 +436,14 @@ class _Mapper:
                 attributes["argument"] = argument
             if role == "failed":
                 attributes["error"] = True
-            leaf = self.add("directive", frame.node, first, last, self.content[first:last],
-                            attributes=attributes)
+            leaf = self.add(
+                "directive",
+                frame.node,
+                first,
+                last,
+                self.content[first:last],
+                attributes=attributes,
+            )
             self.owned.append((first, last, leaf, ""))
 
 

@@ -306,11 +306,7 @@ def _assemble(
         template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
     )
     to_char.close()  # every offset is converted: free the table (non-ASCII input)
-    html_blocks = {
-        index: (node_starts[index], node_ends[index])
-        for index, node in enumerate(draft_nodes)
-        if node.kind == "html_block"
-    }
+    html_blocks = {index: (node_starts[index], node_ends[index]) for index in draft.html_blocks}
     shown = (
         read_html_blocks(
             content,

@@ -109,9 +109,7 @@ class TextNormalizer:
                 exclusions.append(Exclusion(SourceSpan(position, start), "whitespace"))
             node_id = f"{prefix}:paragraph:{ordinal}"
             span = SourceSpan(start, end)
-            nodes.append(
-                NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id)
-            )
+            nodes.append(NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id))
             units.append(CoverageUnit(f"{prefix}:u{ordinal - 1}", node_id, span))
             children.append(node_id)
             position = end
