@@ -54,7 +54,14 @@ class Costs:
         "tokenizer",
     )
 
-    def __init__(self, layout: Layout, tokenizer: Tokenizer, config: PackingConfig) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        tokenizer: Tokenizer,
+        config: PackingConfig,
+        *,
+        memo: dict[str, int] | None = None,
+    ) -> None:
         self.layout = layout
         self.tokenizer = tokenizer
         self.config = config
@@ -62,7 +69,7 @@ class Costs:
         self._sites: dict[int, CutSite] = {}
         self._splitters: dict[int, BlockSplitter] = {}
         self.leaves: dict[int, tuple[list[int], list[int]]] = {}
-        self.counter = LeafCounter(tokenizer)
+        self.counter = LeafCounter(tokenizer, memo)
         self.block: list[int] = self._count_blocks(config.max_tokens - config.overlap_tokens)
         self._gap: dict[str, int] = {"": 0}
         self.joins: list[int] = [self.gap(block.gap) for block in blocks]

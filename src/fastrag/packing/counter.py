@@ -68,11 +68,12 @@ class LeafCounter:
         "tokenizer",
     )
 
-    def __init__(self, tokenizer: Tokenizer) -> None:
+    def __init__(self, tokenizer: Tokenizer, memo: dict[str, int] | None = None) -> None:
         self.tokenizer = tokenizer
         self._first: _Finder | None = getattr(tokenizer, "first_split_point", None)
         self._last: _Finder | None = getattr(tokenizer, "last_split_point", None)
-        self._memo: dict[str, int] = {}
+        self._memo: dict[str, int] = {} if memo is None else memo
+        """Counts of short texts; a caller packing one document in windows shares it."""
         self._per_call = 0
         self._bounds: list[Sequence[int]] = []
         """Per block: display offsets of its leaves' edges, ``0`` to ``len(text)``."""

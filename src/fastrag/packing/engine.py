@@ -3,7 +3,9 @@
 ``(NormalizedDocument, Tokenizer, PackingConfig) -> ((content, metadata), …)``: no I/O,
 no cache, no async, no logging of text. The stages, each in its own module:
 
-1. ``leaves.build_layout`` — blocks in source order with display runs and lineage;
+1. ``leaves.build_layouts`` — blocks in source order with display runs and lineage, in
+   windows of whole top-level sections that stages 2-4 handle one after the other (the
+   same chunks as the whole layout at once, with a window's worth of working state);
 2. ``costs.Costs`` — every block counted once, batched; joins, prefixes, contexts;
 3. ``planner.Planner`` — sections kept whole when they fit, else packed toward the
    target (``merge``), oversized blocks cut by their splitter (``refine``, ``split/``);
@@ -30,7 +32,7 @@ from fastrag.normalization.model import NormalizedDocument
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.costs import Costs
 from fastrag.packing.finish import Finisher
-from fastrag.packing.leaves import build_layout
+from fastrag.packing.leaves import WINDOW_CHARACTERS, build_layouts
 from fastrag.packing.merge import Plan
 from fastrag.packing.planner import Planner
 from fastrag.packing.refine import Refiner
@@ -64,6 +66,7 @@ def pack(
     *,
     normalizer_identity: str | None = None,
     refinements: Mapping[str, tuple[int, ...]] | None = None,
+    window: int | None = WINDOW_CHARACTERS,
 ) -> tuple[Piece, ...]:
     """Pack one normalized document into structural chunks, in source order.
 
@@ -75,19 +78,23 @@ def pack(
     node id to source offsets a chat model chose (used only with ``semantic_mode="llm"``;
     offsets that are not sentence starts of that paragraph are ignored). Raises
     ``ChunkingError`` when ``split_with_context`` cannot make some content fit.
+    ``window`` (source characters, ``None``: the whole document) bounds the working
+    state, not the output: the chunks are the same for every value (``build_layouts``).
     """
-    layout = build_layout(normalized, config, refinements if config.refined else None)
-    if not layout.blocks:
-        return ()
     identity = engine_identity(
         config, tokenizer, normalized.format if normalizer_identity is None else normalizer_identity
     )
-    costs = Costs(layout, tokenizer, config)
-    refiner = Refiner(costs)
-    plans = Planner(costs, refiner).plan()
-    costs.planned()
-    finisher = Finisher(costs, refiner, Renderer(costs, identity))
-    return tuple(finisher.finish(_drained(plans)))
+    memo: dict[str, int] = {}  # counts of short texts, shared by the windows
+    pieces: list[Piece] = []
+    refined = refinements if config.refined else None
+    for layout in build_layouts(normalized, config, refined, window=window):
+        costs = Costs(layout, tokenizer, config, memo=memo)
+        refiner = Refiner(costs)
+        plans = Planner(costs, refiner).plan()
+        costs.planned()
+        finisher = Finisher(costs, refiner, Renderer(costs, identity))
+        pieces.extend(finisher.finish(_drained(plans)))
+    return tuple(pieces)
 
 
 def _drained(plans: list[Plan]) -> Iterator[Plan]:

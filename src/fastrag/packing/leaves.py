@@ -22,7 +22,7 @@ block's text and its neighbour, which the per-kind table cannot make.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
@@ -32,11 +32,26 @@ from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.lead_in import mark as mark_lead_ins
 
-__all__ = ["RETAINED", "Block", "Layout", "Run", "RunKind", "Section", "build_layout"]
+__all__ = [
+    "RETAINED",
+    "WINDOW_CHARACTERS",
+    "Block",
+    "Layout",
+    "Run",
+    "RunKind",
+    "Section",
+    "build_layout",
+    "build_layouts",
+]
 
 CONTAINERS: Final = frozenset({"document", "section"})
 BLOCK_SEPARATOR: Final = "\n\n"
 _VERBATIM: Final = (RunKind.SOURCE, RunKind.GAP)
+WINDOW_CHARACTERS: Final = 1 << 16
+"""Source characters after which ``build_layouts`` closes a window at the next boundary
+it may: large enough that per-window work (a batch of counts, a planner) stays small
+beside the window's blocks, small enough that the packer's state is a fraction of a
+large document."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,15 +107,17 @@ class Block(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Blocks and sections of one document, plus each section's block range."""
+    """Blocks and sections of one document (or one window of it, see ``build_layouts``)."""
 
     normalized: NormalizedDocument
     blocks: tuple[Block, ...]
-    sections: tuple[Section, ...]
-    ranges: tuple[tuple[int, int], ...]
-    """``(first block, end block)`` of each section's subtree (root: all blocks)."""
+    sections: Sequence[Section]
+    """Every section of the document met so far (one list shared by all windows)."""
+    ranges: Mapping[int, tuple[int, int]]
+    """``(first block, end block)`` of each section's subtree in these blocks."""
     retained: tuple[tuple[int, int], ...]
-    """The union of all units, touching spans coalesced: what any source slice retains."""
+    """The union of these blocks' units, touching spans coalesced: what any source slice
+    inside them retains."""
 
     @property
     def content(self) -> str:
@@ -188,84 +205,187 @@ def build_layout(
     display offsets; offsets outside a block, and blocks that are not a verbatim source
     slice, are ignored (the splitter re-checks every offset against its sentences).
     """
-    content = normalized.content
-    builder = _Builder(normalized)
-    nodes = builder.nodes
-    serialized = frozenset(node.node_id for node in normalized.nodes if node.serialization)
-    groups: list[tuple[str, list[CoverageUnit]]] = []
-    current_id = ""
-    block_of = builder.block_of
-    for unit in normalized.units:
-        block_id = block_of.get(unit.node_id) or builder.block_node(unit.node_id)
-        if block_id != current_id or not groups:
-            groups.append((block_id, [unit]))
-            current_id = block_id
-        else:
-            groups[-1][1].append(unit)
-    behaviours: dict[str, Behaviour] = {}
+    for layout in build_layouts(normalized, config, refinements, window=None):
+        return layout
+    return Layout(normalized, (), (), {}, ())
+
+
+def build_layouts(
+    normalized: NormalizedDocument,
+    config: PackingConfig,
+    refinements: Mapping[str, tuple[int, ...]] | None = None,
+    *,
+    window: int | None = WINDOW_CHARACTERS,
+) -> Iterator[Layout]:
+    """The layout of ``build_layout`` in consecutive windows of whole top-level sections.
+
+    Why: the packer's working state (display runs, prepared leaves, cut sites, plans) is
+    several times the input; planned and finished one window at a time, it stays the
+    size of a window instead of growing with the document. A window closes once it spans
+    ``window`` source characters (``None``: never), and only at a boundary the planner
+    never looks across, so packing the windows one after the other gives exactly the
+    chunks of packing the whole layout (``tests/unit/packing/test_windows.py``):
+
+    * between two top-level sections, neither of which is bare (headings and blank
+      blocks only — a bare section's heading joins the chunk before it or after it),
+      and never with ``allow_cross_top_level_merge`` (then the whole document is one
+      window);
+    * before a section whose first block is its heading, starting with a shown,
+      non-whitespace character: the first chunk of the window then shows text, and a
+      chunk showing nothing is the only other thing joined to the chunk before it.
+
+    Overlap and lead-ins stay inside a section, and merging inside a top-level section,
+    so neither reaches across such a boundary. Blocks are numbered from 0 in each window;
+    sections keep their document-wide indices.
+    """
+    assembler = _Assembler(normalized, config, refinements)
+    limit = None if config.allow_cross_top_level_merge else window
     blocks: list[Block] = []
-    previous_end = -1
-    section_index = builder.section
-    source = RunKind.SOURCE
-    for index, (block_id, units) in enumerate(groups):
-        node = nodes[block_id]
-        kind = node.kind
-        text, runs, slots = block_display(content, nodes, serialized, units, kind)
+    units: list[list[CoverageUnit]] = []
+    sections = assembler.sections
+    top = -1  # the top-level section (0: the root) of the last block
+    top_shows = False  # whether that section is not bare
+    candidate = -1  # where a boundary may be, once its section turns out not bare
+    for block_id, owned in assembler.groups():
+        block = assembler.block(len(blocks), block_id, owned)
+        chain = sections[block.section].chain
+        block_top = chain[1] if len(chain) > 1 else 0
+        if block_top != top:
+            candidate = -1
+            opens = top_shows and top and block_top
+            if opens and _opens_with_text(block, sections[block_top].heading_id):
+                candidate = len(blocks)
+            top, top_shows = block_top, False
+        blocks.append(block)
+        units.append(owned)
+        if top_shows or (block.kind == "heading" or block.blank):
+            continue
+        top_shows = True
+        if candidate > 0 and limit is not None:
+            first = blocks[0].start
+            if blocks[candidate - 1].end - first >= limit:
+                yield assembler.layout(blocks[:candidate], units[:candidate])
+                blocks = [b._replace(number=n) for n, b in enumerate(blocks[candidate:])]
+                units = units[candidate:]
+        candidate = -1
+    if blocks:
+        yield assembler.layout(blocks, units)
+
+
+def _opens_with_text(block: Block, heading_id: str | None) -> bool:
+    """Whether ``block`` is its section's heading and its first character is shown text."""
+    runs = block.runs
+    return (
+        block.node_id == heading_id
+        and bool(runs)
+        and runs[0][0] == 0 < runs[0][1]
+        and runs[0][4] in RETAINED
+        and not block.text[0].isspace()
+    )
+
+
+class _Assembler:
+    """Builds blocks one at a time and assembles windows of them into layouts."""
+
+    def __init__(
+        self,
+        normalized: NormalizedDocument,
+        config: PackingConfig,
+        refinements: Mapping[str, tuple[int, ...]] | None,
+    ) -> None:
+        self.normalized = normalized
+        self.config = config
+        self.refinements = refinements
+        self.builder = builder = _Builder(normalized)
+        self.sections = builder.sections
+        self.serialized = frozenset(node.node_id for node in normalized.nodes if node.serialization)
+        self.behaviours: dict[str, Behaviour] = {}
+        self.previous_end = -1
+
+    def groups(self) -> Iterator[tuple[str, list[CoverageUnit]]]:
+        """Consecutive units with the same block node, in source order."""
+        builder = self.builder
+        block_of = builder.block_of
+        current_id = ""
+        owned: list[CoverageUnit] = []
+        for unit in self.normalized.units:
+            block_id = block_of.get(unit.node_id) or builder.block_node(unit.node_id)
+            if block_id != current_id or not owned:
+                if owned:
+                    yield current_id, owned
+                owned = [unit]
+                current_id = block_id
+            else:
+                owned.append(unit)
+        if owned:
+            yield current_id, owned
+
+    def block(self, number: int, block_id: str, units: list[CoverageUnit]) -> Block:
+        normalized, config = self.normalized, self.config
+        content = normalized.content
+        nodes = self.builder.nodes
+        kind = nodes[block_id].kind
+        text, runs, slots = block_display(content, nodes, self.serialized, units, kind)
         start, end = units[0].span.start, units[-1].span.end
         gap, verbatim = "", True
-        if previous_end >= 0:
-            gap = content[previous_end:start]
+        if self.previous_end >= 0:
+            gap = content[self.previous_end : start]
             if gap and not gap.isspace():
                 gap, verbatim = BLOCK_SEPARATOR, False
-        behaviour = behaviours.get(kind)
+        self.previous_end = end
+        behaviour = self.behaviours.get(kind)
         if behaviour is None:
-            behaviour = behaviours[kind] = behaviour_for(
+            behaviour = self.behaviours[kind] = behaviour_for(
                 kind,
                 code=config.preserve_code_blocks,
                 table=config.preserve_table_rows,
                 lists=config.preserve_list_hierarchy,
             )
-        if len(runs) == 1 and runs[0][4] == source:
+        if len(runs) == 1 and runs[0][4] == RunKind.SOURCE:
             # One verbatim run (most Markdown and text blocks): its text is the run.
             # ``isspace`` holds exactly where ``strip`` leaves nothing, without a copy.
             pure, blank = True, not text or text.isspace()
         else:
             pure = all(run[4] in _VERBATIM for run in runs)
             blank = not any(text[r[0] : r[1]].strip() for r in runs if r[4] in RETAINED)
-        blocks.append(
-            Block(
-                index,
-                block_id,
-                kind,
-                behaviour,
-                section_index(block_id),
-                text,
-                runs,
-                slots,
-                start,
-                end,
-                gap,
-                verbatim,
-                pure,
-                blank,
-                _refined(refinements, block_id, text, content, start, end) if refinements else (),
-            )
+        refinements = self.refinements
+        return Block(
+            number,
+            block_id,
+            kind,
+            behaviour,
+            self.builder.section(block_id),
+            text,
+            runs,
+            slots,
+            start,
+            end,
+            gap,
+            verbatim,
+            pure,
+            blank,
+            _refined(refinements, block_id, text, content, start, end) if refinements else (),
         )
-        previous_end = end
-    blocks = mark_lead_ins(blocks)
-    sections = builder.sections
-    ranges = [(len(blocks), 0)] * len(sections)
-    for block in blocks:
-        for section in sections[block.section].chain:
-            first, end = ranges[section]
-            ranges[section] = (min(first, block.number), max(end, block.number + 1))
-    retained: list[tuple[int, int]] = []
-    for unit in normalized.units:
-        if retained and retained[-1][1] == unit.span.start:
-            retained[-1] = (retained[-1][0], unit.span.end)
-        else:
-            retained.append((unit.span.start, unit.span.end))
-    return Layout(normalized, tuple(blocks), tuple(sections), tuple(ranges), tuple(retained))
+
+    def layout(self, blocks: list[Block], units: list[list[CoverageUnit]]) -> Layout:
+        """A window's layout: lead-ins marked, section ranges and retained intervals."""
+        marked = mark_lead_ins(blocks)
+        sections = self.sections
+        ranges: dict[int, tuple[int, int]] = {}
+        for block in marked:
+            number = block.number
+            for section in sections[block.section].chain:
+                first, end = ranges.get(section, (number, number + 1))
+                ranges[section] = (min(first, number), max(end, number + 1))
+        retained: list[tuple[int, int]] = []
+        for owned in units:
+            for unit in owned:
+                span = unit.span
+                if retained and retained[-1][1] == span.start:
+                    retained[-1] = (retained[-1][0], span.end)
+                else:
+                    retained.append((span.start, span.end))
+        return Layout(self.normalized, tuple(marked), sections, ranges, tuple(retained))
 
 
 def _refined(

@@ -1,0 +1,141 @@
+"""Packing in windows of top-level sections gives exactly the chunks of the whole layout.
+
+``build_layouts`` closes a window only where the planner never looks across (see its
+docstring); ``pack(window=1)`` closes one at every such boundary, ``window=None`` never.
+The two must agree on every generated document, configuration and tokenizer, and on real
+documents cut into many windows.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fastrag.exceptions import ChunkingError
+from fastrag.models import Document
+from fastrag.normalization.formats.markdown import MarkdownNormalizer
+from fastrag.packing import PackingConfig, pack
+from fastrag.packing.leaves import build_layout, build_layouts
+from tests._paths import NODE_API_DOCS
+from tests.property.test_packing_properties import STRATEGIES, configs
+from tests.unit.packing._engine_support import TOKENIZER_NAMES, normalize, tokenizer_named
+
+
+def _outcome(normalized: object, name: str, config: PackingConfig, window: int | None) -> object:
+    try:
+        return pack(normalized, tokenizer_named(name), config, window=window)  # type: ignore[arg-type]
+    except ChunkingError as error:
+        return ("error", str(error))
+
+
+@pytest.mark.parametrize("content_format", sorted(STRATEGIES))
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_windows_change_no_chunk(content_format: str, data: st.DataObject) -> None:
+    source = data.draw(STRATEGIES[content_format].documents(), label="document")
+    name = data.draw(st.sampled_from(TOKENIZER_NAMES), label="tokenizer")
+    config = data.draw(configs(), label="config")
+    normalized = normalize(source, content_format)
+    assert _outcome(normalized, name, config, 1) == _outcome(normalized, name, config, None)
+
+
+def _markdown(text: str) -> object:
+    return MarkdownNormalizer().normalize(Document("w", "w.md", text, {}))
+
+
+def _windows(text: str, config: PackingConfig | None = None) -> list[list[str]]:
+    """Each window's block kinds and first characters, for readable assertions."""
+    layouts = build_layouts(_markdown(text), config or PackingConfig(), window=1)  # type: ignore[arg-type]
+    return [[block.text[:3] for block in layout.blocks] for layout in layouts]
+
+
+def test_a_window_closes_between_top_level_sections_with_a_body() -> None:
+    text = "Intro.\n\n# A\n\nAlpha.\n\n## A1\n\nAlpha one.\n\n# B\n\nBeta.\n"
+    assert _windows(text) == [["Int", "# A", "Alp", "## ", "Alp"], ["# B", "Bet"]]
+
+
+def test_no_window_closes_beside_a_bare_section() -> None:
+    # A heading-only section joins the chunk before or after it: its neighbours stay
+    # in one window with it.
+    text = "# A\n\nAlpha.\n\n# B\n\n# C\n\nGamma.\n\n# D\n\nDelta.\n"
+    assert _windows(text) == [["# A", "Alp", "# B", "# C", "Gam"], ["# D", "Del"]]
+
+
+EDGES = {
+    "bare between": "# A\n\nAlpha.\n\n# B\n\n# C\n\nGamma.\n",
+    "bare at the end": "# A\n\nAlpha.\n\n# B\n\nBeta.\n\n# C\n",
+    "bare at the start": "# A\n\n# B\n\nBeta.\n\n# C\n\nGamma.\n",
+    "empty heading": "# A\n\nAlpha.\n\n#\n\nBeta.\n\n# C\n\nGamma.\n",
+    "preamble": "Intro:\n\n# A\n\nAlpha.\n\n# B\n\n- beta\n",
+    "lead-in before a section": "# A\n\nThe following:\n\n# B\n\n```\ncode\n```\n",
+    "sentences": "# A\n\nOne. Two. Three. Four. Five.\n\n# B\n\nSix. Seven. Eight. Nine.\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(EDGES))
+@pytest.mark.parametrize("budget", [8, 24, 400])
+def test_edges_of_windows_change_no_chunk(name: str, budget: int) -> None:
+    normalized = _markdown(EDGES[name])
+    for config in (
+        PackingConfig(max_tokens=budget, target_tokens=budget, min_preferred_tokens=0),
+        PackingConfig(
+            max_tokens=budget,
+            target_tokens=budget // 2,
+            min_preferred_tokens=budget // 4,
+            overlap_tokens=2,
+            oversized_block_policy="preserve_and_flag",
+        ),
+        PackingConfig(
+            max_tokens=budget,
+            target_tokens=budget,
+            min_preferred_tokens=0,
+            preserve_heading_hierarchy=False,
+        ),
+    ):
+        for tokenizer in ("cl100k", "non-additive"):
+            assert _outcome(normalized, tokenizer, config, 1) == _outcome(
+                normalized, tokenizer, config, None
+            )
+
+
+def test_no_window_when_top_level_sections_may_merge() -> None:
+    text = "# A\n\nAlpha.\n\n# B\n\nBeta.\n"
+    crossing = PackingConfig(allow_cross_top_level_merge=True)
+    assert len(_windows(text, crossing)) == 1
+
+
+def test_windows_number_their_blocks_from_zero_and_share_the_sections() -> None:
+    text = "".join(f"# Part {n}\n\nBody {n}.\n\n## Sub {n}\n\nMore {n}.\n\n" for n in range(5))
+    normalized = _markdown(text)
+    layouts = list(build_layouts(normalized, PackingConfig(), window=1))  # type: ignore[arg-type]
+    whole = build_layout(normalized, PackingConfig())  # type: ignore[arg-type]
+    assert len(layouts) == 5
+    assert [b.number for b in layouts[3].blocks] == [0, 1, 2, 3]
+    assert [b for layout in layouts for b in layout.blocks] == [
+        b._replace(number=n % 4) for n, b in enumerate(whole.blocks)
+    ]
+    assert layouts[-1].sections == whole.sections
+    assert layouts[2].ranges[layouts[2].blocks[2].section] == (2, 4)
+
+
+def test_a_real_manual_in_many_windows_packs_as_a_whole() -> None:
+    # Node.js's API docs, one title each, in one file: a manual of several top-level
+    # sections, as a book or a concatenated export is.
+    paths = [NODE_API_DOCS / name for name in ("path.md", "querystring.md", "url.md")]
+    if not all(path.is_file() for path in paths):
+        pytest.skip("Node.js's API docs are not installed (Debian package nodejs)")
+    text = "\n".join(path.read_text(encoding="utf-8") for path in paths)
+    normalized = _markdown(text)
+    windows = list(build_layouts(normalized, PackingConfig(), window=1))  # type: ignore[arg-type]
+    assert len(windows) == 3
+    assert windows[1].blocks[0].text == "# Query string"
+    for config in (
+        PackingConfig(max_tokens=512, target_tokens=400),
+        PackingConfig(max_tokens=200, target_tokens=150, overlap_tokens=30),
+        PackingConfig(max_tokens=300, target_tokens=250, preserve_heading_hierarchy=False),
+    ):
+        for window in (1, 4096):
+            assert _outcome(normalized, "cl100k", config, window) == _outcome(
+                normalized, "cl100k", config, None
+            )
