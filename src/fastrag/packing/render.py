@@ -360,10 +360,16 @@ class Renderer:
             run = first.pop(0)
             leading.append(first_block.text[run[0] : run[1]])
         tail = pieces[-1]
-        at_block_end = last_end >= len(last.text)
-        while tail and (
-            tail[-1][4] in _WHITESPACE_RUNS or (tail[-1][4] == RunKind.LABEL and not at_block_end)
-        ):
+        # Labels after the last line break open what the cut left out (a bullet, a row's
+        # "| "): dropped. A label on the last shown line closes it (a row's " |"): kept.
+        labels = last_end < len(last.text)
+        while tail:
+            kind = tail[-1][4]
+            if kind in _WHITESPACE_RUNS:
+                if labels and "\n" in last.text[tail[-1][0] : tail[-1][1]]:
+                    labels = False
+            elif kind != RunKind.LABEL or not labels:
+                break
             tail.pop()
         return "".join(leading)
 

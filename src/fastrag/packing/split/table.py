@@ -45,7 +45,13 @@ class TableSplitter:
             # ``| | |`` over ``|---|---|``) names no column: repeating it in every
             # piece costs tokens and says nothing. Its rows stay where they are.
             header_slots = 0
-        self._header_end = slots[header_slots - 1][1] if header_slots else 0
+        self._header_end = 0
+        if header_slots:
+            # Up to the line break before the first body row: an HTML table's header
+            # line ends with a cell border and its delimiter row, which are display only.
+            self._header_end = self._row_cut(header_slots)
+            if self._header_end > slots[header_slots - 1][1]:
+                self._header_end -= 1  # the line break itself joins the context
         body_row = rows[header_slots] if header_slots < len(rows) else None
         last_body_slot = header_slots
         while last_body_slot + 1 < len(rows) and rows[last_body_slot + 1] == body_row:
@@ -55,6 +61,33 @@ class TableSplitter:
         cells = (Strength.UNIT,) if multi_slot_rows else ()
         finer = () if config.flag_overflow else (Strength.WORD, Strength.CHARACTER)
         self._levels: tuple[int, ...] = (Strength.ROW, *cells, *finer)
+
+    def _row_cut(self, index: int) -> int:
+        """Where a piece starting with slot ``index`` begins, when a new row starts there.
+
+        At the end of the previous slot (the gap travels with the next piece and is
+        trimmed there) when the gap is whitespace, as between Markdown rows; at the start
+        of the new row's line when the gap shows more — an HTML table's cell borders
+        (`` |``, line break, ``| ``), which would otherwise open the next piece with the
+        previous row's closing border and end this one without it.
+        """
+        text, slots = self.site.text, self.site.block.slots
+        end, start = slots[index - 1][1], slots[index][0]
+        if start <= end or text[end:start].isspace():
+            return end
+        line = text.rfind("\n", end, start)
+        return line + 1 if line >= 0 else end
+
+    def _row_cuts(self, start: int, end: int) -> list[int]:
+        """Row cuts strictly inside ``(start, end)``, in order."""
+        rows = self._row_of_slot
+        cuts: list[int] = []
+        for index, _ in self.site.slot_starts(start, end):
+            if rows[index] != rows[index - 1]:
+                cut = self._row_cut(index)
+                if start < cut < end:
+                    cuts.append(cut)
+        return cuts
 
     def _row(self, owner_id: str) -> str:
         normalized = self.site.normalized
@@ -84,11 +117,7 @@ class TableSplitter:
         rows = self._row_of_slot
         if level == Strength.ROW:
             low = max(start, self._first_body_end - 1)
-            return [
-                (cut, cut)
-                for index, cut in self.site.slot_starts(start, end)
-                if rows[index] != rows[index - 1] and cut > low
-            ]
+            return [(cut, cut) for cut in self._row_cuts(start, end) if cut > low]
         if level == Strength.UNIT:
             return [
                 (cut, cut)
@@ -98,12 +127,7 @@ class TableSplitter:
         return []
 
     def leaf_cuts(self) -> list[int]:
-        rows = self._row_of_slot
-        return [
-            cut
-            for index, cut in self.site.slot_starts(0, len(self.site.text))
-            if rows[index] != rows[index - 1]
-        ]
+        return self._row_cuts(0, len(self.site.text))
 
     def leading_context(self, start: int) -> tuple[ContextRange, ...]:
         if self._header_end and start >= self._header_end:
