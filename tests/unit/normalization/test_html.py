@@ -248,6 +248,22 @@ def test_table_rows_are_pipe_rows_with_a_header_delimiter() -> None:
     assert source_of(tree, row, "pear") == "pear"
 
 
+def test_a_pipe_in_a_cell_is_escaped_and_maps_to_its_source() -> None:
+    # Rust's operator table: "| | | pat | pat |" read as five cells, not two.
+    source = (
+        "<p>a | b</p><table><tr><th>Symbol</th><th>Explanation</th></tr>"
+        "<tr><td><code>|</code></td><td><code>pat | pat</code>, x &#124; y</td></tr></table>"
+    )
+    tree = normalize(source)
+    rows = [n for n in tree.nodes if n.kind == "table_row"]
+    assert rows[1].text == "| \\| | pat \\| pat, x \\| y |"
+    assert only(tree, "paragraph").text == "a | b"  # outside a table: as written
+    escapes = [
+        s for s in rows[1].serialization if rows[1].text[s.display_start : s.display_end] == "\\|"
+    ]
+    assert [tree.content[s.source_start : s.source_end] for s in escapes] == ["|", "|", "&#124;"]
+
+
 def test_header_row_without_thead_and_rows_without_tr() -> None:
     tree = normalize("<table><tr><th>A</th><th>B</th></tr><td>stray<td>cells</table>")
     rows = [(n.text, n.attributes["header"]) for n in tree.nodes if n.kind == "table_row"]
@@ -403,7 +419,7 @@ def test_registry_selects_the_html_adapter() -> None:
 
 
 def test_identity_names_the_parser_and_changes_with_options() -> None:
-    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v8"
+    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v9"
     assert HtmlNormalizer().identity == HtmlNormalizer.identity
     assert HtmlNormalizer(max_characters=10).identity == HtmlNormalizer.identity
     changed = {

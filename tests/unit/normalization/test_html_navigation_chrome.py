@@ -145,7 +145,9 @@ def test_docutils_contents_is_boilerplate_inside_main_a_contents_wrapper_stays(
 
 
 _RUSTDOC_ITEM = (
-    "<main><h1>Struct Vec</h1>"
+    '<main><div class="main-heading"><h1>Struct Vec</h1><span class="sub-heading">'
+    '<span class="since">1.0.0</span> · <a class="src" href="../vec/mod.rs.html#438">'
+    "Source</a> </span></div>"
     '<details class="toggle top-doc" open><summary class="hideme"><span>Expand description'
     "</span></summary><p>A contiguous growable array type.</p></details>"
     '<details class="toggle method-toggle" open><summary><section id="method.new">'
@@ -165,7 +167,7 @@ def test_rustdoc_interface_text_is_a_ui_control(rustdoc: bool) -> None:
     assert "pub const fn new() -> Vec<T>" in shown
     if rustdoc:
         assert not any("Source" in text or "Expand description" in text for text in shown)
-        assert len(excluded(tree, "ui_control")) == 2
+        assert len(excluded(tree, "ui_control")) == 3
     else:  # the classes alone are not rustdoc's
         assert any("Source" in text for text in shown)
 

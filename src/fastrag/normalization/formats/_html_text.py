@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import html
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +41,8 @@ __all__ = [
 # html.unescape runs a regex substitution with a Python callback each time (9x slower).
 # Bounded, since a hostile page may hold a million distinct numeric references.
 _unescape_reference = functools.lru_cache(maxsize=1024)(html.unescape)
+_CELL_SPECIAL = re.compile(r" {2,}|\|")
+"""What a table cell's text shows differently: runs of spaces (one space) and ``|``."""
 
 # Modes: how a block takes text.
 CONTAINER = 0  # holds blocks; text directly inside becomes an implicit paragraph child
@@ -239,7 +242,9 @@ def add_run(block: Block, raw: str, start: int) -> None:
         core = core.replace("\r", " ")
     if "\f" in core:
         core = core.replace("\f", " ")
-    if "  " in core:
+    if "|" in core and block.kind == "table_row":
+        _add_cell_text(block, core, core_start)
+    elif "  " in core:
         done = 0
         for match in MULTI_SPACE.finditer(core):
             gap_start, gap_end = match.span()
@@ -269,6 +274,20 @@ def add_run(block: Block, raw: str, start: int) -> None:
         block.pend = 1
         block.ps = core_end
         block.pe = start + len(raw)
+
+
+def _add_cell_text(block: Block, core: str, start: int) -> None:
+    """``core`` (whitespace already shown as spaces) in a table row, each ``|`` escaped:
+    rows are displayed as GFM table lines, where a bare ``|`` would end the cell."""
+    done = 0
+    for match in _CELL_SPECIAL.finditer(core):
+        low, high = match.span()
+        if low > done:
+            _segment(block, core[done:low], start + done, start + low)
+        _segment(block, "\\|" if core[low] == "|" else " ", start + low, start + high)
+        done = high
+    if done < len(core):
+        _segment(block, core[done:], start + done, start + len(core))
 
 
 def add_verbatim(block: Block, raw: str, start: int) -> None:
@@ -304,6 +323,8 @@ def add_verbatim(block: Block, raw: str, start: int) -> None:
 
 def add_decoded(block: Block, text: str, start: int, end: int) -> None:
     """Append the decoding ``text`` of a character reference at source ``[start, end)``."""
+    if "|" in text and block.kind == "table_row":
+        text = text.replace("|", "\\|")  # &#124; in a cell: see _add_cell_text
     if block.mode != PRE:
         if not text.strip(WS):
             request_space(block, start, end)

@@ -25,7 +25,8 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   ``heading``, ``code`` (``pre``, kept verbatim; ``{"language": ...}`` from a
   ``language-*``/``lang-*`` class on it or its ``code``, or a Sphinx ``highlight-*``
   wrapper), ``table_row`` (``| a | b |``; ``{"header": bool}``; the first row, when a
-  header, also shows the delimiter row ``|---|---|``), ``definition_term``, ``caption``.
+  header, also shows the delimiter row ``|---|---|``; a ``|`` in a cell shows as ``\\|``,
+  as GFM writes it), ``definition_term``, ``caption``.
 * Containers have ``text == ""``: ``list`` (``{"ordered": bool}`` plus ``"start"`` when
   ordered), ``list_item`` (``{"label": "-" | "3." | "c.", "depth": n}``, depth 1 at the
   top), ``definition_list``, ``definition``, ``blockquote``, ``table`` (``{"align":
@@ -54,7 +55,9 @@ blocks, the doctype and processing instructions are ``markup``; whitespace betwe
 (and before a leaf's first text) is ``whitespace``; comments are ``comment`` (one left
 open runs to the end of the input); ``script``, ``style``, ``template`` and ``noscript``
 elements are excluded whole under their own name, ``button`` elements (the labels of UI
-controls: "Copy item path", "Run") as ``ui_control``; ``<title>`` text is
+controls: "Copy item path", "Run") as ``ui_control``, and so, on pages rustdoc generated,
+its interface text (``span.rightside``, ``span.sub-heading``: "1.0.0 · Source";
+``summary.hideme``: "Expand description"); ``<title>`` text is
 ``front_matter`` (kept as metadata).
 
 Boilerplate (``remove_boilerplate=True``, the default) — excluded as ``boilerplate``,
@@ -141,8 +144,10 @@ __all__ = ["HtmlNormalizer"]
 # v7: so is docutils' table of contents (nav.contents, div.contents.topic) inside main.
 # v8: rustdoc's interface text (span.rightside "1.0.0 · Source", summary.hideme) is a
 # ui_control on pages rustdoc generated.
+# v9: so is span.sub-heading (the title's "1.0.0 · Source" since rustdoc 1.8x); a "|" in
+# a table cell shows as "\\|", so that it does not read as a cell border.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 8
+_VERSION = 9
 _MAX_RERUNS = 8
 
 
