@@ -10,7 +10,10 @@ itself on to what follows, so it is never stranded at the end of a chunk. A sect
 holding nothing but its heading has no topic to keep apart, across top-level sections
 too: its heading joins the chunk before it when that has room (so the next chunk's
 heading path stays its own), else goes on to what follows; it is never a chunk alone
-unless it is all there is at the end.
+unless it is all there is at the end. A document's preamble (the blocks before its first
+section) that costs less than ``min_preferred_tokens`` — a README's logo line, a
+reference manual's rule label above its title — opens the first section's chunk the
+same way instead of standing alone (that chunk's heading path is then the root's).
 
 With ``preserve_heading_hierarchy=False`` each top-level section is packed as one flat
 run of blocks instead (subsection starts are still preferred boundaries). A document of
@@ -129,8 +132,14 @@ class Planner:
                     stop += 1
                 run = (*pending, *range(position, stop))
                 position = stop
-                if stop < end and all(blocks[b].behaviour.attach_forward for b in run):
-                    pending = run  # a heading with no body before its subsections
+                if stop < end and (
+                    all(blocks[b].behaviour.attach_forward for b in run)
+                    or (section == 0 and self._small(run))
+                ):
+                    # A heading with no body before its subsections; or a document's
+                    # preamble too small to stand alone (a README's logo line, a
+                    # manual's rule label before its title): it opens the next chunk.
+                    pending = run
                     continue
                 made = self._blocks(run, single=SECTION if section == 0 else SPLIT)
                 pending = ()
@@ -148,6 +157,11 @@ class Planner:
         """Whether blocks ``[first, end)`` are headings and blank space, nothing else."""
         blocks = self.costs.layout.blocks
         return all(blocks[b].kind == "heading" or blocks[b].blank for b in range(first, end))
+
+    def _small(self, run: Sequence[int]) -> bool:
+        """Whether consecutive blocks ``run`` cost less than ``min_preferred_tokens``."""
+        costs = self.costs
+        return costs.range_cost(run[0], run[-1] + 1) < costs.min_preferred
 
     def _fits(self, begin: int, end: int) -> bool:
         costs = self.costs

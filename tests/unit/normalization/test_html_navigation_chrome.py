@@ -333,6 +333,23 @@ def test_chrome_headings_without_content_are_boilerplate() -> None:
     assert "The Cargo Book" in chrome
 
 
+def test_an_equal_menu_title_before_text_and_the_main_title_is_boilerplate() -> None:
+    # The Rust Reference: mdBook's menu-title <h1>, then the rule label of the chapter
+    # (in main, before the chapter's own <h1>). The label headed by the book's title
+    # was a 7-token chunk on every page; it moves up to the document instead.
+    source = MDBOOK.replace(
+        '<main><h1 id="m">',
+        '<main><div class="rule" id="r-m"><a class="rule-link" href="#r-m">'
+        '<span>[manifest]</span></a></div><h1 id="m">',
+    )
+    tree = normalize(source)
+    assert texts(tree)[:2] == ["[manifest]", "The Manifest Format"]
+    assert sections(tree) == ["The Manifest Format", "The package section"]
+    assert "The Cargo Book" in excluded(tree, "boilerplate")
+    root = tree.nodes[0]
+    assert [tree.node(child).kind for child in root.children] == ["paragraph", "section"]
+
+
 RUSTDOC = (
     '<rustdoc-topbar><h2><a href="#">Vec</a></h2></rustdoc-topbar>'
     '<nav class="sidebar"><h2>std</h2></nav><main><section id="main-content">'

@@ -41,6 +41,31 @@ def test_a_fitting_section_stays_whole_and_is_a_plain_source_slice() -> None:
     assert build_embedding_text(content, metadata) == content  # the path is displayed
 
 
+PREAMBLE = (
+    "![Logo](logo.png)\n\n# Project\n\n" + "Project body sentence. " * 20 + "\n\n# Next\n\nMore.\n"
+)
+
+
+def test_a_small_preamble_opens_the_first_sections_chunk() -> None:
+    # A README's logo line before its title was a chunk of four tokens.
+    pieces = packed(PREAMBLE, target_tokens=300, max_tokens=600, min_preferred_tokens=100)
+    assert [content[:22] for content, _ in pieces] == [
+        "![Logo](logo.png)\n\n# P",
+        "# Next\n\nMore.",
+    ]
+    first = pieces[0][1]
+    assert first["heading_path"] == ()  # it starts in the root
+    assert len(first["section_ids"]) == 1 and first["displayed_heading_ids"]
+    alone = packed(PREAMBLE, target_tokens=300, max_tokens=600, min_preferred_tokens=10)
+    assert alone[0][0] == "![Logo](logo.png)"  # not small: a chunk of its own, as before
+
+
+def test_a_preamble_leads_even_a_section_that_must_be_split() -> None:
+    pieces = packed(PREAMBLE, target_tokens=150, max_tokens=200, min_preferred_tokens=100)
+    assert pieces[0][0].startswith("![Logo](logo.png)\n\n# Project\n\nProject body")
+    assert len(pieces) > 2
+
+
 SIBLINGS = (
     "# Guide\n\n"
     + "".join(f"## Part {n}\nShort body {n}.\n\n" for n in range(6))

@@ -241,8 +241,10 @@ class TreeBuilder(BlockTree, Tokenizer):
         It opened a section so a page title outside ``<main>`` can head the main content;
         it is chrome instead (and excluded) when its section holds nothing retained (a
         sidebar or pop-up title whose body was excluded), or holds only text up to a
-        heading that outranks it (a top bar's ``<h2>`` before the main content's ``<h1>``):
-        that text moves up to the enclosing section. On a page without a main region, a
+        heading of its rank or above (a top bar's ``<h2>`` before the main content's
+        ``<h1>``; mdBook's ``<h1 class="menu-title">`` before a chapter's ``<h1>``, with
+        the Rust Reference's rule label ``[abi]`` between): that text moves up to the
+        enclosing section. On a page without a main region, a
         section whose only body was a manual's navigation (Texinfo's title heading above
         the first node's navigation line) goes the same way, so no heading is left as a
         chunk of its own. Latest first, so a section sees its subsections already
@@ -264,7 +266,7 @@ class TreeBuilder(BlockTree, Tokenizer):
                 continue
             level = section.level or 0
             if any(_kept(child) for child in body) and not (
-                outranked and 0 < section.closer < level
+                outranked and 0 < section.closer <= level
             ):
                 continue
             self.unclaim(heading)

@@ -72,8 +72,9 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   (``div.footer``, ``div.sidebar``, a copyright line, stray paragraphs, image alt text),
   except the text of top-level headings (``h1``–``h6``) that content belongs to: such a
   heading stays, so a page title outside ``<main>`` still heads the main content, when
-  its section holds retained content, unless that is only text up to a heading that
-  outranks it (a top bar's ``<h2>`` before the main ``<h1>``: the text moves up to the
+  its section holds retained content, unless that is only text up to a heading of its
+  rank or above (a top bar's ``<h2>`` before the main ``<h1>``, mdBook's ``<h1
+  class="menu-title">`` before the chapter's ``<h1>``: the text moves up to the
   enclosing section). A heading whose section holds nothing retained (a sidebar's
   "Quick search", mdBook's "Keyboard shortcuts" pop-up) is excluded too. This rule works
   on text, not elements, so the wrappers around a main region stay; the tags between the
@@ -146,8 +147,10 @@ __all__ = ["HtmlNormalizer"]
 # ui_control on pages rustdoc generated.
 # v9: so is span.sub-heading (the title's "1.0.0 · Source" since rustdoc 1.8x); a "|" in
 # a table cell shows as "\\|", so that it does not read as a cell border.
+# v10: a heading outside main is chrome when its section holds only text up to a heading
+# of the same rank (mdBook's menu-title <h1> before the chapter's <h1>), not just a higher.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 9
+_VERSION = 10
 _MAX_RERUNS = 8
 
 
