@@ -154,7 +154,10 @@ _RUSTDOC_ITEM = (
     '<span class="rightside"><span class="since">1.0.0</span> · '
     '<a class="src" href="../../src/alloc/vec/mod.rs.html#463">Source</a></span>'
     '<h4 class="code-header">pub const fn new() -&gt; Vec&lt;T&gt;</h4></section></summary>'
-    "<p>Constructs a new, empty Vec.</p></details></main>"
+    "<p>Constructs a new, empty Vec.</p></details>"
+    '<details class="toggle implementors-toggle" open><summary><section id="impl-Any">'
+    '<a class="src rightside" href="../../src/core/any.rs.html#138">Source</a>'
+    '<h3 class="code-header">impl&lt;T&gt; Any for T</h3></section></summary></details></main>'
 )
 
 
@@ -167,7 +170,7 @@ def test_rustdoc_interface_text_is_a_ui_control(rustdoc: bool) -> None:
     assert "pub const fn new() -> Vec<T>" in shown
     if rustdoc:
         assert not any("Source" in text or "Expand description" in text for text in shown)
-        assert len(excluded(tree, "ui_control")) == 3
+        assert len(excluded(tree, "ui_control")) == 4
     else:  # the classes alone are not rustdoc's
         assert any("Source" in text for text in shown)
 

@@ -68,10 +68,15 @@ _NAV_WORDS_PER_LINK = 2
 _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
 # rustdoc (every crate's documentation on docs.rs): its generator tag, and the classes of
 # its interface text — ``span.rightside`` ("1.0.0 · Source", beside every item: 233
-# times in Vec's page), ``span.sub-heading`` (the same under the page's title, since
-# rustdoc 1.8x) and the ``summary.hideme`` toggle ("Expand description").
+# times in Vec's page), ``a.src.rightside`` (a bare "Source" beside each trait
+# implementation), ``span.sub-heading`` (the same under the page's title, since rustdoc
+# 1.8x) and the ``summary.hideme`` toggle ("Expand description").
 _RUSTDOC = re.compile(r'<meta name="generator" content="rustdoc">')
-_RUSTDOC_UI = {"span": frozenset({"rightside", "sub-heading"}), "summary": frozenset({"hideme"})}
+_RUSTDOC_UI = {
+    "span": frozenset({"rightside", "sub-heading"}),
+    "a": frozenset({"rightside"}),
+    "summary": frozenset({"hideme"}),
+}
 
 
 class _RestIsExcludedError(Exception):

@@ -57,7 +57,7 @@ open runs to the end of the input); ``script``, ``style``, ``template`` and ``no
 elements are excluded whole under their own name, ``button`` elements (the labels of UI
 controls: "Copy item path", "Run") as ``ui_control``, and so, on pages rustdoc generated,
 its interface text (``span.rightside``, ``span.sub-heading``: "1.0.0 · Source";
-``summary.hideme``: "Expand description"); ``<title>`` text is
+``a.rightside``: "Source"; ``summary.hideme``: "Expand description"); ``<title>`` text is
 ``front_matter`` (kept as metadata).
 
 Boilerplate (``remove_boilerplate=True``, the default) — excluded as ``boilerplate``,
@@ -149,8 +149,9 @@ __all__ = ["HtmlNormalizer"]
 # a table cell shows as "\\|", so that it does not read as a cell border.
 # v10: a heading outside main is chrome when its section holds only text up to a heading
 # of the same rank (mdBook's menu-title <h1> before the chapter's <h1>), not just a higher.
+# v11: rustdoc's a.rightside ("Source" beside each trait implementation) is a ui_control.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 10
+_VERSION = 11
 _MAX_RERUNS = 8
 
 
