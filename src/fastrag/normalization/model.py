@@ -325,6 +325,11 @@ class NormalizedDocument:
             raise NormalizationError(f"document {self.document.id!r} has no nodes")
         return self.nodes[0]
 
+    @property
+    def node_index(self) -> Mapping[str, int]:
+        """Each node id's position in ``nodes`` (read-only): a lookup without a call."""
+        return self._index
+
     def node(self, node_id: str) -> NormalizedNode:
         """The node with this id; ``KeyError`` naming it when there is none."""
         try:

@@ -128,19 +128,20 @@ class _Nodes(Mapping[str, NormalizedNode]):
     """The tree's nodes by id, read through its own index rather than a copy of it
     (a dict of every node is about a third of the input size on large Markdown)."""
 
-    __slots__ = ("_normalized",)
+    __slots__ = ("_index", "_nodes")
 
     def __init__(self, normalized: NormalizedDocument) -> None:
-        self._normalized = normalized
+        self._nodes = normalized.nodes
+        self._index = normalized.node_index
 
     def __getitem__(self, node_id: str) -> NormalizedNode:
-        return self._normalized.node(node_id)
+        return self._nodes[self._index[node_id]]
 
     def __iter__(self) -> Iterator[str]:
-        return (node.node_id for node in self._normalized.nodes)
+        return iter(self._index)
 
     def __len__(self) -> int:
-        return len(self._normalized.nodes)
+        return len(self._nodes)
 
 
 class _Builder:
@@ -166,10 +167,10 @@ class _Builder:
         found = self.block_of.get(owner_id)
         if found is not None:
             return found
-        nodes = self.nodes
-        node = nodes[owner_id]
+        nodes, index = self.normalized.nodes, self.normalized.node_index
+        node = nodes[index[owner_id]]
         while node.kind not in CONTAINERS and node.parent_id is not None:
-            parent = nodes[node.parent_id]
+            parent = nodes[index[node.parent_id]]
             if parent.kind in CONTAINERS:
                 break
             node = parent
