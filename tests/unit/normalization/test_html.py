@@ -7,7 +7,7 @@ import pytest
 from fastrag.models import Document
 from fastrag.normalization import NormalizedDocument, NormalizedNode, NormalizerRegistry
 from fastrag.normalization.formats.html import HtmlNormalizer
-from tests.unit.normalization._html_helpers import normalize
+from tests.unit.normalization._html_helpers import excluded, normalize
 
 
 def leaves(tree: NormalizedDocument) -> list[tuple[str, str]]:
@@ -155,6 +155,25 @@ def test_title_is_metadata_and_front_matter() -> None:
     assert dict(tree.metadata) == {"title": "A & B"}
     (front,) = [e for e in tree.exclusions if e.reason == "front_matter"]
     assert tree.content[front.span.start : front.span.end] == " A &amp;\n B "
+
+
+def test_text_before_the_html_element_leaves_the_title_and_the_markup_alone() -> None:
+    # man2html's CGI output as saved in /usr/share/doc (bash.html): a header line first.
+    source = (
+        "Content-type: text/html\n\n<!DOCTYPE HTML>\n<HTML><HEAD><TITLE>Man page of BASH"
+        "</TITLE>\n</HEAD><BODY>\n<H1>BASH</H1>\n<p>The shell. \n</p>"
+    )
+    tree = normalize(source)
+    assert dict(tree.metadata) == {"title": "Man page of BASH"}
+    assert [text for _, text in leaves(tree)] == ["Content-type: text/html", "BASH", "The shell."]
+    # A unit runs from a leaf's first to its last shown character, nothing after it.
+    assert [tree.content[u.span.start : u.span.end] for u in tree.units] == [
+        "Content-type: text/html",
+        "BASH",
+        "The shell.",
+    ]
+    assert "\n\n<!DOCTYPE HTML>\n" in excluded(tree, "markup")
+    assert " \n" in excluded(tree, "whitespace")
 
 
 def test_unclosed_title_is_not_a_title() -> None:
@@ -309,7 +328,8 @@ def test_pre_is_verbatim_without_its_first_newline() -> None:
     assert dict(code.attributes) == {"language": "python"}
     assert source_of(tree, code, "<") == "&lt;"
     (unit,) = tree.units
-    assert tree.content[unit.span.start : unit.span.end] == "\ndef f():\n    return 1 &lt; 2\n\n"
+    # The newline dropped after <pre> is the unit's; the trailing ones are not shown.
+    assert tree.content[unit.span.start : unit.span.end] == "\ndef f():\n    return 1 &lt; 2"
 
 
 def test_blank_lines_around_code_are_trimmed_but_indentation_kept() -> None:
@@ -419,7 +439,7 @@ def test_registry_selects_the_html_adapter() -> None:
 
 
 def test_identity_names_the_parser_and_changes_with_options() -> None:
-    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v11"
+    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v12"
     assert HtmlNormalizer().identity == HtmlNormalizer.identity
     assert HtmlNormalizer(max_characters=10).identity == HtmlNormalizer.identity
     changed = {

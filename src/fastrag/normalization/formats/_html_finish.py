@@ -78,9 +78,16 @@ def _segments(segs: list[int]) -> tuple[MapSegment, ...]:
 
 
 def _partition(
-    claims: list[int | Block | str], prefix: str, length: int
+    claims: list[int | Block | str], prefix: str, content: str
 ) -> tuple[list[CoverageUnit], list[Exclusion]]:
-    """Units and exclusions from the builder's claims; what no claim covers is markup."""
+    """Units and exclusions from the builder's claims; what no claim covers is markup.
+
+    A leaf claims whitespace after its text for the space it shows if more text follows;
+    when none does, the claim (with the markup it spans: ``</p>``, or a doctype when text
+    precedes ``<html>``) ends at the leaf's last shown character and the rest is
+    excluded, so a unit runs from a leaf's first to its last text character.
+    """
+    length = len(content)
     units: list[CoverageUnit] = []
     exclusions: list[Exclusion] = []
     add_unit, add_exclusion = units.append, exclusions.append  # hot loop: one per claim
@@ -92,12 +99,21 @@ def _partition(
             add_exclusion(Exclusion(SourceSpan(position, start), "markup"))
         if type(owner) is str:
             add_exclusion(Exclusion(SourceSpan(start, end), owner))
-        else:
+            position = end
+            continue
+        segs = cast(Block, owner).segs
+        shown_end = segs[-1] if segs else end  # source end of the leaf's last shown text
+        if shown_end > start:
+            stop = min(end, shown_end)
             add_unit(
                 CoverageUnit(
-                    f"{prefix}{len(units)}", cast(Block, owner).nid, SourceSpan(start, end)
+                    f"{prefix}{len(units)}", cast(Block, owner).nid, SourceSpan(start, stop)
                 )
             )
+            start = stop
+        if start < end:
+            rest = "whitespace" if content[start:end].isspace() else "markup"
+            add_exclusion(Exclusion(SourceSpan(start, end), rest))
         position = end
     if position < length:
         add_exclusion(Exclusion(SourceSpan(position, length), "markup"))
@@ -144,7 +160,7 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
                 _segments(block.segs),
             )
         )
-    units, exclusions = _partition(tb.claims, f"{document.id}:unit:", length)
+    units, exclusions = _partition(tb.claims, f"{document.id}:unit:", content)
     tb.release()  # the draft is read: let reference counting free it (see release)
     metadata = {"title": title} if title else {}
     return NormalizedDocument(

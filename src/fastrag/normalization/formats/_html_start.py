@@ -337,12 +337,9 @@ def _start_suppressed(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 def _start_title(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     first = not tb.title_done
     tb.title_done = True  # only the first <title> is the document's (and searched once)
-    if (
-        first
-        and tb.owner is None
-        and not tb.open.get("svg")
-        and _TITLE_END.search(tb.content, tb.pos) is not None
-    ):
+    # Even inside text: HTML reads a <title> in the body as the title too, and text before
+    # <html> opens the body (man2html's CGI output starts "Content-type: text/html").
+    if first and not tb.open.get("svg") and _TITLE_END.search(tb.content, tb.pos) is not None:
         tb.data_mode = TITLE_TEXT
         tb.push(tag, TITLE)
         return

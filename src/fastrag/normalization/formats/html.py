@@ -150,8 +150,10 @@ __all__ = ["HtmlNormalizer"]
 # v10: a heading outside main is chrome when its section holds only text up to a heading
 # of the same rank (mdBook's menu-title <h1> before the chapter's <h1>), not just a higher.
 # v11: rustdoc's a.rightside ("Source" beside each trait implementation) is a ui_control.
+# v12: a leaf's unit ends at its last shown character (trailing whitespace and the markup
+# it spans are excluded); the first <title> is the title even with text open before it.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 11
+_VERSION = 12
 _MAX_RERUNS = 8
 
 
