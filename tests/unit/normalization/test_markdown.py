@@ -214,6 +214,24 @@ README_HEAD = (
 )
 
 
+def test_a_paragraph_of_inline_tags_only_is_markup() -> None:
+    # Node.js's and Rust's changelogs put an anchor above every version heading.
+    source = (
+        '# Changelog\n\n<a id="18.15.0"></a>\n\n## 18.15.0\n\nPress <kbd>Ctrl</kbd>.\n\n'
+        '<a name="x"></a> <span></span>\n\n<img src="a.png" alt="A"> and text\n\n'
+        "<https://nodejs.org/download/release/>\n\n<a@example.org>\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == ['<a id="18.15.0"></a>', '<a name="x"></a> <span></span>']
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "Press <kbd>Ctrl</kbd>.",
+        '<img src="a.png" alt="A"> and text',
+        "<https://nodejs.org/download/release/>",  # autolinks show their link
+        "<a@example.org>",
+    ]
+    assert tree.validate() is tree
+
+
 def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> None:
     tree = normalize(README_HEAD)
     assert excluded(tree, "markup") == [

@@ -58,6 +58,13 @@ _TAGS_ONLY = re.compile(
     rb"[ \t\r\n]*(?:(?:<!--.*?-->|</?[A-Za-z][^<>]*>|&nbsp;|&#160;|&#[xX][aA]0;)[ \t\r\n]*)+",
     re.DOTALL,
 )
+# A paragraph of inline tags only: a tag name is letters, digits and "-" up to whitespace,
+# "/" or ">", so an autolink (``<https://…>``, ``<a@b.org>``) is not one: it shows a link.
+_INLINE_TAGS_ONLY = re.compile(
+    rb"(?:(?:<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n/][^<>]*)?>|&nbsp;|&#160;)"
+    rb"[ \t\r\n]*)+",
+    re.DOTALL,
+)
 # A paragraph of linked images only — ``[![PyPI version](https://badge…)](https://pypi…)``,
 # inline or by reference, separated by spaces, ``|``, ``•`` or ``·`` — is a badge row:
 # build status and version shields, no prose. An image without a link is kept.
@@ -82,8 +89,10 @@ _CONTENTS_LIST = re.compile(
     + _CONTENTS_ITEM
     + rb"){2,}[ \t\r\n]*"
 )
-# First bytes of those paragraphs: "(", "[", or indentation before one.
-_MARKUP_PARAGRAPH_STARTS: Final = frozenset(b"([ \t")
+# First bytes of those paragraphs: "(", "[", "<" (inline HTML tags only: the
+# ``<a id="1.95-Language"></a>`` anchors above headings of READMEs and changelogs), or
+# indentation before one.
+_MARKUP_PARAGRAPH_STARTS: Final = frozenset(b"([< \t")
 _BADGES_ONLY = re.compile(
     rb"[ \t\r\n]*"
     + _BADGE
@@ -394,14 +403,15 @@ class Walker:
         return self._excluded_block(start, end, _COMMENTS_ONLY, "comment")
 
     def markup_paragraph(self, start: int, end: int) -> bool:
-        """Exclude the paragraph ``[start, end)`` if it shows no prose: a MyST target
-        (``markup``), a badge row (``badges``) or, at the top level, a link bar
-        (``navigation``). Each starts with "(" or "[" (after at most an indentation), so
-        other paragraphs — nearly all — are passed over on one byte."""
+        """Exclude the paragraph ``[start, end)`` if it shows no prose: inline HTML tags
+        only or a MyST target (``markup``), a badge row (``badges``) or, at the top level,
+        a link bar (``navigation``). Each starts with "<", "(" or "[" (after at most an
+        indentation), so other paragraphs — nearly all — are passed over on one byte."""
         if start >= self.size or self.data[start] not in _MARKUP_PARAGRAPH_STARTS:
             return False
         return (
-            self._excluded_block(start, end, _MYST_TARGET, "markup")
+            self._excluded_block(start, end, _INLINE_TAGS_ONLY, "markup")
+            or self._excluded_block(start, end, _MYST_TARGET, "markup")
             or self._excluded_block(start, end, _BADGES_ONLY, "badges")
             or (not self.block_depth and self._excluded_block(start, end, _LINK_BAR, "navigation"))
         )

@@ -44,7 +44,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   not a title, and stays an ``html_block``.
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
-  logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``. Other HTML
+  logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``, and so do
+  paragraphs of inline tags only (the ``<a id="1.95-Language"></a>`` anchors changelogs
+  put above their headings). Other HTML
   blocks are ``html_block`` leaves that show what a reader sees: the HTML adapter reads
   the block (``_markdown_html``), the leaf's ``text`` is its readable text (a table's
   rows as ``| a | b |`` lines, other leaves a blank line apart) with a ``serialization``
@@ -168,7 +170,8 @@ class MarkdownNormalizer:
     # v10: an HTML block of one heading element (``<h1 align="center">``) is a heading.
     # v11: other HTML blocks show the readable text the HTML adapter reads from them (its
     #      identity is part of this one: its reading decides those blocks).
-    identity = f"markdown:pyromark-{_pyromark_version()}:v11+{HtmlNormalizer.identity}"
+    # v12: a paragraph of inline HTML tags only (``<a id="x"></a>``) is "markup".
+    identity = f"markdown:pyromark-{_pyromark_version()}:v12+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
