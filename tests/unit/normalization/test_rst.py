@@ -278,6 +278,26 @@ def test_meta_navigation_autodoc_and_images_without_alt_text_are_markup() -> Non
     assert not tree.diagnostics
 
 
+def test_an_unknown_directive_naming_only_a_file_is_markup() -> None:
+    # CMake's module pages are one line: the text comes from the .cmake file, never read.
+    tree = normalize(".. cmake-module:: ../../Modules/FindBZip2.cmake\n")
+    assert excluded(tree, "markup") == [".. cmake-module:: ../../Modules/FindBZip2.cmake"]
+    assert not tree.units
+    source = (
+        "Title\n=====\n\n.. kernel-doc:: include/linux/list.h\n\n"
+        ".. kernel-doc:: include/linux/list.h\n   :export:\n\n"  # options: kept
+        ".. versionadded:: 3.2\n\n.. module:: email.mime.text\n\n.. data:: sys.argv\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == [".. kernel-doc:: include/linux/list.h"]
+    assert [node.attributes["argument"] for node in kinds(tree, "directive")] == [
+        "include/linux/list.h",
+        "3.2",
+        "email.mime.text",
+        "sys.argv",
+    ]
+
+
 def test_sphinx_indices_and_tables_section_is_markup() -> None:
     source = (
         "Guide\n=====\n\nIntro.\n\nIndices and tables\n==================\n\n"
@@ -357,7 +377,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v7"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v8"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

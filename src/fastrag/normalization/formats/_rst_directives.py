@@ -14,7 +14,10 @@ docutils' static table of built-ins plus the adapter's own classes:
   … become literal blocks with a language; any option is accepted.
 * every other name docutils does not ship — Sphinx's ``function``, ``versionadded``,
   ``c:function`` … — is a generic container: any option, one optional argument, and a
-  body parsed as reST.
+  body parsed as reST. One with neither body nor options whose argument is a file's
+  path (CMake's ``.. cmake-module:: ../../Modules/FindBZip2.cmake``, the kernel's
+  ``.. kernel-doc:: include/linux/x.h``) pulls its text from that file, which is never
+  read: markup, like autodoc's.
 
 Nodes made here carry their facts as ``fr_*`` attributes for the tree mapping.
 """
@@ -22,6 +25,7 @@ Nodes made here carry their facts as ``fr_*`` attributes for the tree mapping.
 from __future__ import annotations
 
 import importlib
+import re
 from types import ModuleType
 from typing import Any
 
@@ -77,6 +81,12 @@ _MARKUP_DIRECTIVES = frozenset(
         "autodecorator",
         "autosummary",
     }
+)
+# A directive argument that is a file's path: a "/" in it, or a source file's extension.
+_FILE_ARGUMENT = re.compile(
+    r"\S*/\S*|\S+\.(?:cmake|py|pyi|rst|txt|md|h|hh|hpp|c|cc|cpp|cxx|rs|go|java|js|ts|"
+    r"json|ya?ml|toml|xml|inc|sh|ps1|bat)",
+    re.IGNORECASE,
 )
 # Run, these would read files or fetch URLs: refused without running (Sphinx's
 # ``literalinclude`` reads a source file, as ``include`` does).
@@ -165,9 +175,12 @@ def _build(
         has_content = True
 
         def run(self) -> list[Any]:
+            argument = " ".join(self.arguments)
+            if not self.content and not self.options and _FILE_ARGUMENT.fullmatch(argument):
+                return [adapter_nodes.marker(self.name, "markup", argument)]
             node = adapter_nodes.directive()
             node.fr_name = self.name
-            node.fr_argument = " ".join(self.arguments)
+            node.fr_argument = argument
             if self.name.lower() in _ADMONITION_LIKE:
                 node.fr_kind = "admonition"
             if self.content:

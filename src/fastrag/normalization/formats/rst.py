@@ -33,11 +33,13 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   (``{"name": ..., "argument": ...}``, whose content is parsed as reST: Sphinx's
   ``function``, ``class``, ``versionadded``, ``toctree`` …).
 * Directives that render nothing: ``.. highlight::``, ``.. index::``, ``.. role::`` … are
-  excluded as ``markup``; so is a leading field list of only Sphinx's file-wide metadata
-  fields (``:orphan:``, ``:tocdepth:``, ``:nocomments:``, ``:nosearch:``); so are
-  hyperlink targets (``.. _label:``, ``__ url``), whose URLs appear on the links that
-  use them; so are transitions (a horizontal rule, no text). Comments are excluded as
-  ``comment``. ``raw`` and
+  excluded as ``markup``, and so is an unknown directive with neither body nor options
+  whose argument is a file's path (it would pull its text from that file, which is never
+  read: CMake's ``.. cmake-module:: ../../Modules/FindBZip2.cmake``); so is a leading
+  field list of only Sphinx's file-wide metadata fields (``:orphan:``, ``:tocdepth:``,
+  ``:nocomments:``, ``:nosearch:``); so are hyperlink targets (``.. _label:``, ``__
+  url``), whose URLs appear on the links that use them; so are transitions (a
+  horizontal rule, no text). Comments are excluded as ``comment``. ``raw`` and
   ``include`` (and ``csv-table`` with ``:file:``/``:url:``) are never run: their source is
   excluded as ``directive`` with a diagnostic. A directive docutils rejects stays a
   ``directive`` leaf with ``{"error": True}``; substitution definitions are ``directive``
@@ -114,7 +116,9 @@ class RstNormalizer:
     # v6: transitions, image substitution definitions and paragraphs of image
     #     substitution references only (badge rows) are excluded.
     # v7: an excluded transition or image keeps the lines docutils rejected after it.
-    identity = f"rst:docutils-{_docutils_version()}:v7"
+    # v8: an unknown directive whose only source is a file's path (``.. cmake-module::
+    #     ../../Modules/FindBZip2.cmake``) is markup.
+    identity = f"rst:docutils-{_docutils_version()}:v8"
 
     def __init__(
         self,
