@@ -239,7 +239,7 @@ def test_tag_only_html_blocks_and_badge_rows_show_nothing_and_are_excluded() -> 
         '<img src="logo.svg" alt="Typer"></a>\n</p>',
         '<p align="center">',  # the tagline's tags (its text is read below)
         "<em>",
-        "</em>\n",  # after the tagline's last character: not its unit
+        "</em>",  # after the tagline's last character: not its unit
         "</p>",
         "<div>&nbsp;</div>",
     ]

@@ -298,6 +298,27 @@ def test_an_unknown_directive_naming_only_a_file_is_markup() -> None:
     ]
 
 
+def test_a_build_condition_line_is_markup_and_its_body_stays() -> None:
+    # CMake's and Python's docs: ".. only:: html" showed as text, "html" as a paragraph.
+    source = (
+        "Title\n=====\n\n.. only:: html\n\n   .. contents::\n\nText.\n\n"
+        ".. only:: latex\n\n   Printed only.\n\n.. ifconfig:: level in ('alpha',)\n\n   Alpha.\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == [
+        ".. only:: html",
+        ".. contents::",
+        ".. only:: latex",
+        ".. ifconfig:: level in ('alpha',)",
+    ]
+    assert [tree.content[u.span.start : u.span.end] for u in tree.units] == [
+        "Title\n=====",
+        "Text.",
+        "Printed only.",
+        "Alpha.",
+    ]
+
+
 def test_sphinx_indices_and_tables_section_is_markup() -> None:
     source = (
         "Guide\n=====\n\nIntro.\n\nIndices and tables\n==================\n\n"
@@ -377,7 +398,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v8"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v9"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

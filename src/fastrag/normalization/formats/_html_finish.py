@@ -8,6 +8,7 @@ dense and stable: ``f"{document.id}:{kind}:{position}"``.
 from __future__ import annotations
 
 import html
+import re
 from itertools import starmap
 from types import MappingProxyType
 from typing import Any, cast
@@ -77,6 +78,10 @@ def _segments(segs: list[int]) -> tuple[MapSegment, ...]:
     return tuple(starmap(MapSegment, zip(runs, runs, runs, runs, strict=True)))
 
 
+_TAGS_OR_TEXT = re.compile(r"(<[^<>]*>)+|([^<]+|<)")
+"""Runs of tags, and runs of what lies between them, in a leaf's trailing claim."""
+
+
 def _partition(
     claims: list[int | Block | str], prefix: str, content: str
 ) -> tuple[list[CoverageUnit], list[Exclusion]]:
@@ -111,9 +116,13 @@ def _partition(
                 )
             )
             start = stop
-        if start < end:
-            rest = "whitespace" if content[start:end].isspace() else "markup"
-            add_exclusion(Exclusion(SourceSpan(start, end), rest))
+        if start < end:  # tags and the whitespace between them, each by its reason
+            for piece in _TAGS_OR_TEXT.finditer(content, start, end):
+                low, high = piece.span()
+                text_run = piece.lastindex == 2 and content[low:high].isspace()
+                add_exclusion(
+                    Exclusion(SourceSpan(low, high), "whitespace" if text_run else "markup")
+                )
         position = end
     if position < length:
         add_exclusion(Exclusion(SourceSpan(position, length), "markup"))

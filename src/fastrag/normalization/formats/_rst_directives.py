@@ -92,7 +92,7 @@ _FILE_ARGUMENT = re.compile(
 # ``literalinclude`` reads a source file, as ``include`` does).
 _REFUSED_DIRECTIVES = frozenset({"raw", "include", "literalinclude"})
 # Sphinx directives whose body starts right after the marker (no argument to take).
-_CONTENT_ONLY = frozenset({"seealso", "glossary", "hlist", "todo", "acks", "only"})
+_CONTENT_ONLY = frozenset({"seealso", "glossary", "hlist", "todo", "acks"})
 _ADMONITION_LIKE = frozenset({"seealso", "todo"})
 # docutils built-ins replaced by the generic container (they would move or reclass content).
 _GENERIC_OVERRIDES = frozenset({"header", "footer", "class", "rst-class"})

@@ -53,6 +53,9 @@ __all__ = ["Draft", "DraftNode", "build_draft"]
 
 # fr_marker roles excluded, and their exclusion reason (others become directive leaves).
 _MARKER_ROLES = {"markup": "markup", "refused": "directive"}
+# Sphinx's conditional content (``.. only:: html``, ``.. ifconfig:: x``): the body is
+# the document's, the directive line a build condition that renders nothing.
+_CONDITIONS = frozenset({"only", "ifconfig"})
 # Directives whose nodes docutils places away from the directive (``meta`` in the
 # document's head): nothing renders where they stand, so their source is markup (a
 # redirect stub's ``:http-equiv=refresh:`` came out as a chunk).
@@ -302,6 +305,8 @@ class _Mapper:
                 leaf = self.add("paragraph", index, first, last, self.content[first:last])
                 self.owned.append((first, last, leaf, ""))
                 self.linked.append(leaf)
+        elif self.nodes[index].attributes.get("name") in _CONDITIONS:
+            self.own(start, end, -1, "markup")  # a build condition shows nothing itself
         else:
             self.own(start, end, index)
 

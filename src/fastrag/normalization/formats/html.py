@@ -152,8 +152,9 @@ __all__ = ["HtmlNormalizer"]
 # v11: rustdoc's a.rightside ("Source" beside each trait implementation) is a ui_control.
 # v12: a leaf's unit ends at its last shown character (trailing whitespace and the markup
 # it spans are excluded); the first <title> is the title even with text open before it.
+# v13: that trailing source is excluded tag run by tag run, whitespace between as such.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 12
+_VERSION = 13
 _MAX_RERUNS = 8
 
 

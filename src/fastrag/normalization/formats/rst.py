@@ -35,7 +35,8 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * Directives that render nothing: ``.. highlight::``, ``.. index::``, ``.. role::`` … are
   excluded as ``markup``, and so is an unknown directive with neither body nor options
   whose argument is a file's path (it would pull its text from that file, which is never
-  read: CMake's ``.. cmake-module:: ../../Modules/FindBZip2.cmake``); so is a leading
+  read: CMake's ``.. cmake-module:: ../../Modules/FindBZip2.cmake``), and the line of
+  a build condition (``.. only:: html``, ``.. ifconfig:: …``; its body stays); so is a leading
   field list of only Sphinx's file-wide metadata fields (``:orphan:``, ``:tocdepth:``,
   ``:nocomments:``, ``:nosearch:``); so are hyperlink targets (``.. _label:``, ``__
   url``), whose URLs appear on the links that use them; so are transitions (a
@@ -118,7 +119,9 @@ class RstNormalizer:
     # v7: an excluded transition or image keeps the lines docutils rejected after it.
     # v8: an unknown directive whose only source is a file's path (``.. cmake-module::
     #     ../../Modules/FindBZip2.cmake``) is markup.
-    identity = f"rst:docutils-{_docutils_version()}:v8"
+    # v9: the line of a build condition (``.. only:: html``, ``.. ifconfig::``) is markup,
+    #     its argument no longer read as body text.
+    identity = f"rst:docutils-{_docutils_version()}:v9"
 
     def __init__(
         self,
