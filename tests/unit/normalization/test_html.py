@@ -176,6 +176,14 @@ def test_text_before_the_html_element_leaves_the_title_and_the_markup_alone() ->
     assert " \n" in excluded(tree, "whitespace")
 
 
+def test_what_follows_a_leafs_last_character_is_excluded_by_what_it_is() -> None:
+    # Found by hypothesis: "&nbsp;" after the text was labelled markup.
+    tree = normalize("<h1><b>bold</b> &nbsp; </h1> ")
+    assert [tree.content[u.span.start : u.span.end] for u in tree.units] == ["bold"]
+    assert excluded(tree, "whitespace") == [" &nbsp; ", " "]
+    assert excluded(tree, "markup") == ["<h1><b>", "</b>", "</h1>"]
+
+
 def test_unclosed_title_is_not_a_title() -> None:
     tree = normalize("<title>Oops<p>body</p>")
     assert tree.root.text == ""

@@ -119,7 +119,8 @@ def _partition(
         if start < end:  # tags and the whitespace between them, each by its reason
             for piece in _TAGS_OR_TEXT.finditer(content, start, end):
                 low, high = piece.span()
-                text_run = piece.lastindex == 2 and content[low:high].isspace()
+                # Between tags: spaces and references to them (``&nbsp;``) show nothing.
+                text_run = piece.lastindex == 2 and not html.unescape(content[low:high]).strip()
                 add_exclusion(
                     Exclusion(SourceSpan(low, high), "whitespace" if text_run else "markup")
                 )
