@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from itertools import groupby
 from operator import attrgetter, itemgetter
 from typing import Final
@@ -77,7 +77,7 @@ _SPAN_END: Final = itemgetter(1)
 
 def block_display(
     content: str,
-    nodes: Mapping[str, NormalizedNode],
+    node_of: Callable[[str], NormalizedNode],
     serialized: frozenset[str],
     units: Sequence[CoverageUnit],
     kind: str,
@@ -95,7 +95,7 @@ def block_display(
             length = span.end - span.start
             # A leaf node's text is usually this very slice: share it, don't copy it
             # (memory: block texts are the layout's largest part on Markdown).
-            own = nodes[first.node_id].text
+            own = node_of(first.node_id).text
             if len(own) != length or not content.startswith(own, span.start):
                 own = content[span.start : span.end]
             return (
@@ -112,7 +112,7 @@ def block_display(
     previous_kind = ""
     for owner_id, grouped in groupby(units, key=lambda unit: unit.node_id):
         group = list(grouped)
-        node = nodes[owner_id]
+        node = node_of(owner_id)
         shown = _serialized(node, group, content) if node.serialization else None
         text, local_runs, local_slots = shown or _verbatim(group, content, joiner)
         start = group[0].span.start

@@ -124,32 +124,11 @@ class Layout:
         return self.normalized.content
 
 
-class _Nodes(Mapping[str, NormalizedNode]):
-    """The tree's nodes by id, read through its own index rather than a copy of it
-    (a dict of every node is about a third of the input size on large Markdown)."""
-
-    __slots__ = ("_index", "_nodes")
-
-    def __init__(self, normalized: NormalizedDocument) -> None:
-        self._nodes = normalized.nodes
-        self._index = normalized.node_index
-
-    def __getitem__(self, node_id: str) -> NormalizedNode:
-        return self._nodes[self._index[node_id]]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-
 class _Builder:
     """Memoized lookups from nodes to their block node and section index."""
 
     def __init__(self, normalized: NormalizedDocument) -> None:
         self.normalized = normalized
-        self.nodes = _Nodes(normalized)
         self.block_of: dict[str, str] = {}
         self.section_of: dict[str, int] = {}
         root = normalized.nodes[0] if normalized.nodes else None
@@ -182,7 +161,7 @@ class _Builder:
         found = self.section_of.get(node_id)
         if found is not None:
             return found
-        node = self.nodes[node_id]
+        node = self.normalized.node(node_id)
         if node.kind == "section":
             parent = 0 if node.parent_id is None else self.section(node.parent_id)
             index = self._add_section(node, parent)
@@ -349,9 +328,9 @@ class _Assembler:
     def block(self, number: int, block_id: str, units: list[CoverageUnit]) -> Block:
         normalized, config = self.normalized, self.config
         content = normalized.content
-        nodes = self.builder.nodes
-        kind = nodes[block_id].kind
-        text, runs, slots = block_display(content, nodes, self.serialized, units, kind)
+        node = normalized.node
+        kind = node(block_id).kind
+        text, runs, slots = block_display(content, node, self.serialized, units, kind)
         start, end = units[0].span.start, units[-1].span.end
         gap, verbatim = "", True
         if self.previous_end >= 0:
@@ -398,11 +377,10 @@ class _Assembler:
         marked = mark_lead_ins(blocks)
         sections = self.sections
         ranges: dict[int, tuple[int, int]] = {}
-        for block in marked:
+        for block in marked:  # in order: a section's range starts at its first block
             number = block.number
             for section in sections[block.section].chain:
-                first, end = ranges.get(section, (number, number + 1))
-                ranges[section] = (min(first, number), max(end, number + 1))
+                ranges[section] = (ranges.get(section, (number,))[0], number + 1)
         retained: list[tuple[int, int]] = []
         for owned in units:
             for unit in owned:

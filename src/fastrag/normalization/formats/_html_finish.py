@@ -106,15 +106,11 @@ def _partition(
             add_exclusion(Exclusion(SourceSpan(start, end), owner))
             position = end
             continue
-        segs = cast(Block, owner).segs
-        shown_end = segs[-1] if segs else end  # source end of the leaf's last shown text
+        block = cast(Block, owner)
+        shown_end = block.segs[-1] if block.segs else end  # its last shown text's end
         if shown_end > start:
             stop = min(end, shown_end)
-            add_unit(
-                CoverageUnit(
-                    f"{prefix}{len(units)}", cast(Block, owner).nid, SourceSpan(start, stop)
-                )
-            )
+            add_unit(CoverageUnit(f"{prefix}{len(units)}", block.nid, SourceSpan(start, stop)))
             start = stop
         if start < end:  # tags and the whitespace between them, each by its reason
             for piece in _TAGS_OR_TEXT.finditer(content, start, end):

@@ -243,15 +243,9 @@ def add_run(block: Block, raw: str, start: int) -> None:
     if "\f" in core:
         core = core.replace("\f", " ")
     if "|" in core and block.kind == "table_row":
-        _add_cell_text(block, core, core_start)
+        _add_rewritten(block, core, core_start, _CELL_SPECIAL)
     elif "  " in core:
-        done = 0
-        for match in MULTI_SPACE.finditer(core):
-            gap_start, gap_end = match.span()
-            _segment(block, core[done:gap_start], core_start + done, core_start + gap_start)
-            _segment(block, " ", core_start + gap_start, core_start + gap_end)
-            done = gap_end
-        _segment(block, core[done:], core_start + done, core_end)
+        _add_rewritten(block, core, core_start, MULTI_SPACE)
     else:
         # _segment, inlined: this is the hot path of the whole adapter.
         display_start = block.dlen
@@ -276,11 +270,12 @@ def add_run(block: Block, raw: str, start: int) -> None:
         block.pe = start + len(raw)
 
 
-def _add_cell_text(block: Block, core: str, start: int) -> None:
-    """``core`` (whitespace already shown as spaces) in a table row, each ``|`` escaped:
-    rows are displayed as GFM table lines, where a bare ``|`` would end the cell."""
+def _add_rewritten(block: Block, core: str, start: int, special: re.Pattern[str]) -> None:
+    """``core`` (whitespace already shown as spaces, no space at either end) with each
+    ``special`` match rewritten: a run of spaces shows one space, a ``|`` in a table row
+    shows as ``\\|`` (rows are GFM table lines, where a bare ``|`` would end the cell)."""
     done = 0
-    for match in _CELL_SPECIAL.finditer(core):
+    for match in special.finditer(core):
         low, high = match.span()
         if low > done:
             _segment(block, core[done:low], start + done, start + low)
@@ -324,7 +319,7 @@ def add_verbatim(block: Block, raw: str, start: int) -> None:
 def add_decoded(block: Block, text: str, start: int, end: int) -> None:
     """Append the decoding ``text`` of a character reference at source ``[start, end)``."""
     if "|" in text and block.kind == "table_row":
-        text = text.replace("|", "\\|")  # &#124; in a cell: see _add_cell_text
+        text = text.replace("|", "\\|")  # &#124; in a cell: see _add_rewritten
     if block.mode != PRE:
         if not text.strip(WS):
             request_space(block, start, end)

@@ -51,18 +51,15 @@ _COMMENTS_ONLY = re.compile(rb"[ \t\r\n]*(?:<!--.*?-->[ \t\r\n]*)+", re.DOTALL)
 # syntax with no readable text (CommonMark reads it as a paragraph). Labels may hold
 # spaces (pip's ``(Requirement Specifiers)=``).
 _MYST_TARGET = re.compile(rb"[ \t\r\n]*\((?=[^()\r\n]*[^()\s])[^()\r\n]+\)=[ \t\r\n]*")
-# An HTML block of tags only — ``<p align="center">``, ``<a href=…><img src=…></a>``,
-# ``</div>`` — shows no text: a README's centred logo or badge row. (An attribute value
-# holding ``>`` ends the tag early and leaves text behind: such a block is kept.)
+# An HTML block or a paragraph of tags only — ``<p align="center">``, ``<a href=…><img
+# src=…></a>``, ``</div>``, the ``<a id="x"></a>`` anchors above changelog headings —
+# shows no text: a README's centred logo or badge row. A tag name is letters, digits and
+# "-" up to whitespace, "/" or ">", so an autolink (``<https://…>``, ``<a@b.org>``) is not
+# one: it shows a link. (An attribute value holding ``>`` ends the tag early and leaves
+# text behind: such a block is kept.)
 _TAGS_ONLY = re.compile(
-    rb"[ \t\r\n]*(?:(?:<!--.*?-->|</?[A-Za-z][^<>]*>|&nbsp;|&#160;|&#[xX][aA]0;)[ \t\r\n]*)+",
-    re.DOTALL,
-)
-# A paragraph of inline tags only: a tag name is letters, digits and "-" up to whitespace,
-# "/" or ">", so an autolink (``<https://…>``, ``<a@b.org>``) is not one: it shows a link.
-_INLINE_TAGS_ONLY = re.compile(
-    rb"(?:(?:<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n/][^<>]*)?>|&nbsp;|&#160;)"
-    rb"[ \t\r\n]*)+",
+    rb"[ \t\r\n]*(?:(?:<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n/][^<>]*)?>"
+    rb"|&nbsp;|&#160;|&#[xX][aA]0;)[ \t\r\n]*)+",
     re.DOTALL,
 )
 # A paragraph of linked images only — ``[![PyPI version](https://badge…)](https://pypi…)``,
@@ -410,7 +407,7 @@ class Walker:
         if start >= self.size or self.data[start] not in _MARKUP_PARAGRAPH_STARTS:
             return False
         return (
-            self._excluded_block(start, end, _INLINE_TAGS_ONLY, "markup")
+            self._excluded_block(start, end, _TAGS_ONLY, "markup")
             or self._excluded_block(start, end, _MYST_TARGET, "markup")
             or self._excluded_block(start, end, _BADGES_ONLY, "badges")
             or (not self.block_depth and self._excluded_block(start, end, _LINK_BAR, "navigation"))
