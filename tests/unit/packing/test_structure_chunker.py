@@ -13,9 +13,9 @@ from fastrag.ingestion.steps.chunking import (
     Utf8ByteTokenizer,
 )
 from fastrag.models import ContentFormat, Document
-from fastrag.normalization import NormalizerRegistry
+from fastrag.normalization import NormalizedDocument, NormalizerRegistry
 from fastrag.packing.validation import ChunkValidation
-from fastrag.pipeline import InMemoryCacheStore, IterableSource
+from fastrag.pipeline import ExecutionContext, InMemoryCacheStore, IterableSource
 from fastrag.tokenization import TiktokenTokenizer as LayerOneTiktoken
 
 GUIDE = Document(
@@ -83,6 +83,36 @@ async def test_fresh_and_replayed_output_are_equal_and_validated() -> None:
         assert chunk.metadata["parent_id"] == "guide"
         assert chunk.metadata["tenant"] == "acme"
         assert chunk.metadata["content_format"] == ContentFormat.MARKDOWN
+
+
+class _CountingRegistry(NormalizerRegistry):
+    """The built-in normalizers, counting the trees they build."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.built = 0
+
+    def normalize(self, document: Document) -> NormalizedDocument:
+        self.built += 1
+        return super().normalize(document)
+
+
+async def test_a_pipeline_validates_on_the_tree_it_packed_and_a_direct_split_keeps_none() -> None:
+    registry = _CountingRegistry()
+    chunker = StructureAwareChunker(
+        tokenizer=Utf8ByteTokenizer(), target_tokens=200, max_tokens=260, normalizers=registry
+    )
+    other = Document("other", "tests", GUIDE.content, dict(GUIDE.metadata))
+    chunks = await chunker(IterableSource([GUIDE, other])).run()
+    assert registry.built == 2 and len(chunks) > 2  # one tree per document, packed and checked
+    assert not chunker._trees  # validate_output took each one
+    for _ in range(3):
+        list(chunker.split(GUIDE))
+    # A caller who never validates leaves nothing behind (it used to keep 64 trees).
+    assert registry.built == 5 and not chunker._trees
+    own = [chunk for chunk in chunks if chunk.metadata["parent_id"] == "guide"]
+    await chunker.validate_output(GUIDE, own, ExecutionContext())  # normalizes again
+    assert registry.built == 6
 
 
 async def test_chunk_ids_change_with_configuration_and_embedding_context() -> None:
