@@ -14,11 +14,18 @@ block's ``Behaviour`` as for any other block. It is deliberately narrow:
   inline markup (``**Note:**``, ``<b>Note:</b>``), ends with a colon — or is nothing but
   an admonition label (``ADMONITION_LABELS``: "See also", "Warning", "Note" …; Sphinx
   and MkDocs render an admonition's title as a paragraph of its own, which dangled at
-  the end of a chunk while its body opened the next);
+  the end of a chunk while its body opened the next) — or is a *pseudo-heading*: one
+  line that is strong emphasis from end to end in Markdown or reStructuredText source
+  (``**Example 2: To copy a bucket**``, ``__Step 3__``), the way the AWS CLI's examples,
+  many READMEs and changelogs title what follows without a heading (the AWS CLI's
+  ``awscli/examples`` had one such title dangling at the end of a chunk in 44 of about
+  1,800 chunk boundaries, its example opening the next chunk);
 * it is short: at most ``MAX_LEAD_IN_CHARS`` characters (see there);
 * the very next block is in the same section and is something a colon introduces
   (``INTRODUCED_KINDS``): never a heading (a new section), a footnote, a thematic break
-  or an admonition (an aside, not the thing announced).
+  or an admonition (an aside, not the thing announced). A pseudo-heading titles any
+  block of its section but a footnote, an admonition included (the AWS CLI puts
+  ``.. warning::`` between an example's title and the example).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ __all__ = [
     "MAX_LEAD_IN_CHARS",
     "ends_with_colon",
     "is_label",
+    "is_pseudo_heading",
     "mark",
 ]
 
@@ -96,6 +104,13 @@ _LABEL_MARKUP: Final = re.compile(r"</?[A-Za-z][A-Za-z0-9]*\s*>|[*_:\s]+")
 _TAIL: Final = re.compile(r"(?:</[A-Za-z][A-Za-z0-9]*\s*>|[*_\s])*\Z")
 _COLONS: Final = (":", "\uff1a")  # ASCII and full-width (CJK) colon
 
+_NEVER_TITLED: Final = frozenset({"heading", "footnote"})
+"""Blocks no lead-in or pseudo-heading introduces: a new section, a note from elsewhere."""
+
+# One line of strong emphasis, delimiters included: ``**…**`` or ``__…__`` with no
+# delimiter or line break inside (``**a** and **b**`` is two emphases in a sentence).
+_STRONG_LINE: Final = re.compile(r"(\*\*|__)(?=\S)(?:(?!\1)[^\n])+(?<=\S)\1")
+
 
 def ends_with_colon(text: str) -> bool:
     """Whether ``text`` ends with a colon once trailing whitespace and markup are gone."""
@@ -113,18 +128,33 @@ def is_label(text: str) -> bool:
     return _LABEL_MARKUP.sub(" ", text).strip().casefold() in ADMONITION_LABELS
 
 
+def is_pseudo_heading(text: str) -> bool:
+    """Whether ``text`` is one short line of strong emphasis (``**Example 2: …**``).
+
+    Only source markers count: HTML display text has lost its ``<b>`` tags, and
+    emphasis is not a heading there unless the page's own markup says so.
+    """
+    stripped = text.strip()
+    return len(stripped) <= MAX_LEAD_IN_CHARS and _STRONG_LINE.fullmatch(stripped) is not None
+
+
 def _leads_in(block: Block, following: Block) -> bool:
-    return (
-        block.kind in LEAD_IN_KINDS
-        and following.kind in INTRODUCED_KINDS
-        and following.section == block.section
-        and not following.blank
-        and (
-            # the colon test before the length: it looks at 64 characters
-            (ends_with_colon(block.text) and len(block.text.strip()) <= MAX_LEAD_IN_CHARS)
-            or is_label(block.text)
-        )
-    )
+    if (
+        block.kind not in LEAD_IN_KINDS
+        or following.section != block.section
+        or following.blank
+        or following.kind in _NEVER_TITLED
+    ):
+        return False
+    if following.kind in INTRODUCED_KINDS and (
+        # the colon test before the length: it looks at 64 characters
+        (ends_with_colon(block.text) and len(block.text.strip()) <= MAX_LEAD_IN_CHARS)
+        or is_label(block.text)
+    ):
+        return True
+    # A title heads whatever follows it in its section, an admonition included
+    # ("**Example 11: …**" then ".. warning::" then the example).
+    return is_pseudo_heading(block.text)
 
 
 def mark(blocks: Sequence[Block]) -> list[Block]:

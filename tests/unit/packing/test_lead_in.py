@@ -17,7 +17,12 @@ from hypothesis import strategies as st
 
 from fastrag.exceptions import ChunkingError
 from fastrag.packing import PackingConfig, pack
-from fastrag.packing.lead_in import MAX_LEAD_IN_CHARS, ends_with_colon, is_label
+from fastrag.packing.lead_in import (
+    MAX_LEAD_IN_CHARS,
+    ends_with_colon,
+    is_label,
+    is_pseudo_heading,
+)
 from fastrag.packing.leaves import build_layout
 from fastrag.tokenization import Utf8ByteTokenizer
 from tests.unit.packing._engine_support import (
@@ -105,6 +110,64 @@ def test_labels_are_admonition_titles_alone() -> None:
     assert not any(map(is_label, ["Note that x", "A note", "Warnings and errors", ""]))
 
 
+EXAMPLE = "It copies one file to a bucket."
+
+
+@pytest.mark.parametrize(
+    ("text", "content_format"),
+    [
+        (
+            f"# Copying\n\n{INTRO}\n\n**Example 2**\n\n{EXAMPLE}\n",
+            "markdown",
+        ),
+        (
+            f"# Copying\n\n{INTRO}\n\n__Step 2__\n\n"
+            "    aws s3 cp ./reports/2026/summary.csv s3://bucket/reports/\n",
+            "markdown",
+        ),
+        # The AWS CLI's examples: the title, an admonition, then the example.
+        (
+            f"Copy\n====\n\n{INTRO}\n\n**Example 11**\n\n"
+            f".. warning:: Input may change.\n\n{EXAMPLE}\n",
+            "rst",
+        ),
+    ],
+)
+def test_a_bold_title_line_opens_the_chunk_of_what_it_titles(
+    text: str, content_format: str
+) -> None:
+    chunks = contents(text, content_format, target_tokens=80, max_tokens=100)
+    assert len(chunks) >= 2
+    assert chunks[0].endswith(INTRO)  # before: it ended with the title, which fitted
+    assert chunks[1].startswith(("**Example", "__Step"))
+
+
+def test_pseudo_headings_are_one_line_of_strong_emphasis() -> None:
+    titles = ["**Example 2: To copy a file**", "__Step 3__\n", "  **Returns.**  ", "**a**"]
+    assert all(map(is_pseudo_heading, titles))
+    prose = [
+        "**a** and **b**",  # two emphases in a sentence
+        "A **bold** word",
+        "*Emphasis*",
+        "** spaced**",
+        "**two\nlines**",
+        "****",
+        "**" + "x" * MAX_LEAD_IN_CHARS + "**",  # an emphasized paragraph, not a title
+        "",
+    ]
+    assert not any(map(is_pseudo_heading, prose))
+
+
+def test_a_bold_title_before_a_new_section_or_in_html_stays_a_paragraph() -> None:
+    text = "# Doc\n\n**Summary**\n\n## Sub\n\nBody.\n\n**Last words**\n"
+    layout = build_layout(normalize(text, "markdown"), PackingConfig())
+    forward = [b.text.strip() for b in layout.blocks if b.behaviour.attach_forward]
+    assert forward == ["# Doc", "## Sub"]
+    html = "<h1>Doc</h1><p><b>Example 2</b></p><p>Body.</p>"
+    layout = build_layout(normalize(html, "html"), PackingConfig())
+    assert [b.text for b in layout.blocks if b.behaviour.attach_forward] == ["Doc"]
+
+
 def test_a_lead_in_opens_the_first_piece_of_a_list_too_large_to_travel_whole() -> None:
     items = "".join(f"- Item number {n} of the changes in this release.\n" for n in range(8))
     text = f"# Notes\n\n{INTRO}\n\nChanges:\n\n{items}"
@@ -160,6 +223,7 @@ _WORDS = st.lists(st.sampled_from(["pear", "water", "soil", "日本語", "a", "�
 _Template = Callable[[str, int], str]
 _MARKDOWN: dict[str, _Template] = {
     "lead": lambda w, n: f"{w}:",
+    "title": lambda w, n: f"**{w}**",
     "para": lambda w, n: f"{w}.",
     "list": lambda w, n: "\n".join(f"- {w} {k}" for k in range(n)),
     "code": lambda w, n: f"```\n{w}\n{w}\n```",
@@ -168,6 +232,8 @@ _MARKDOWN: dict[str, _Template] = {
 }
 _RST: dict[str, _Template] = {
     "lead": lambda w, n: f"{w}:",
+    "title": lambda w, n: f"**{w}**",
+    "note": lambda w, n: f".. note:: {w}",
     "literal": lambda w, n: f"{w}::\n\n    {w}\n    x = 1",
     "para": lambda w, n: f"{w}.",
     "list": lambda w, n: "\n".join(f"* {w} {k}" for k in range(n)),
