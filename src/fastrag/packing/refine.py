@@ -126,7 +126,12 @@ class Refiner:
             loss = atom.loss or level < splitter.atomic_floor
             refined: list[Atom] = []
             for (x, y), cost in zip(pieces, counts, strict=True):
-                strength = atom.strength if x == atom.start else level
+                if x == atom.start:
+                    strength = atom.strength
+                elif site.after_lead_in(x):
+                    strength = Strength.NEVER  # "For example:" stays with its example
+                else:
+                    strength = level
                 piece = Atom(atom.block, x, y, cost, strength, level, loss)
                 if cost > self._hard(piece, budget):
                     refined.extend(self.refine(piece, budget))

@@ -177,6 +177,44 @@ def test_a_lead_in_opens_the_first_piece_of_a_list_too_large_to_travel_whole() -
     assert chunks[1].startswith("Changes:\n\n- Item number 0 of")
 
 
+SAMPLE = "import parser\nparser.run(fast=True)\nparser.close()"
+
+
+@pytest.mark.parametrize(
+    ("text", "content_format", "lead"),
+    [
+        # One ``.. function::`` directive is one block: its paragraphs and literal blocks
+        # are units the splitter cuts between.
+        (
+            f".. function:: run(fast)\n\n   {INTRO}\n\n   Roughly equivalent to::\n\n"
+            + "".join(f"      {line}\n" for line in SAMPLE.splitlines()),
+            "rst",
+            "Roughly equivalent to::",
+        ),
+        # A loose list item: its lead-in paragraph and the code sample inside it.
+        (
+            f"- {INTRO}\n\n  For example:\n\n  ```\n"
+            + "".join(f"  {line}\n" for line in SAMPLE.splitlines())
+            + "  ```\n",
+            "markdown",
+            "For example:",
+        ),
+        (
+            f"<dl><dt>run</dt><dd><p>{INTRO}</p><p>For example:</p><pre>{SAMPLE}</pre></dd></dl>",
+            "html",
+            "For example:",
+        ),
+    ],
+)
+def test_a_lead_in_inside_one_block_stays_with_what_it_introduces(
+    text: str, content_format: str, lead: str
+) -> None:
+    chunks = contents(text, content_format, target_tokens=90, max_tokens=110)
+    assert len(chunks) >= 2
+    assert not any(chunk.rstrip().endswith(lead) for chunk in chunks)
+    assert any(lead in chunk and "parser.run" in chunk for chunk in chunks)
+
+
 def test_only_short_colon_paragraphs_directly_before_introduced_content_lead_in() -> None:
     long_lead = "This paragraph explains a great deal before it finally gets to the point. " * 4
     text = (
@@ -223,6 +261,7 @@ _WORDS = st.lists(st.sampled_from(["pear", "water", "soil", "日本語", "a", "�
 _Template = Callable[[str, int], str]
 _MARKDOWN: dict[str, _Template] = {
     "lead": lambda w, n: f"{w}:",
+    "item": lambda w, n: f"- {w}.\n\n  {w}:\n\n  ```\n  {w}\n  x = {n}\n  ```",
     "title": lambda w, n: f"**{w}**",
     "para": lambda w, n: f"{w}.",
     "list": lambda w, n: "\n".join(f"- {w} {k}" for k in range(n)),
@@ -232,6 +271,9 @@ _MARKDOWN: dict[str, _Template] = {
 }
 _RST: dict[str, _Template] = {
     "lead": lambda w, n: f"{w}:",
+    "function": lambda w, n: (
+        f".. function:: f()\n\n   {w}.\n\n   {w} like::\n\n      {w}\n      x = {n}"
+    ),
     "title": lambda w, n: f"**{w}**",
     "note": lambda w, n: f".. note:: {w}",
     "literal": lambda w, n: f"{w}::\n\n    {w}\n    x = 1",

@@ -20,6 +20,7 @@ from typing import Final
 
 from fastrag.normalization.model import NormalizedDocument
 from fastrag.packing.blocks import Strength
+from fastrag.packing.lead_in import LEAD_IN_KINDS, introduces
 from fastrag.packing.leaves import RETAINED, Block, RunKind
 
 __all__ = [
@@ -56,6 +57,7 @@ class CutSite:
 
     __slots__ = (
         "_boundaries",
+        "_lead_ins",
         "_opaque",
         "_opaque_starts",
         "_retained",
@@ -81,6 +83,7 @@ class CutSite:
         self._opaque_starts = [start for start, _ in self._opaque]
         self._retained = [(run[0], run[1]) for run in block.runs if run[4] in retained]
         self._retained_starts = [start for start, _ in self._retained]
+        self._lead_ins: frozenset[int] | None = None
 
     @property
     def text(self) -> str:
@@ -172,6 +175,39 @@ class CutSite:
                 break
             if cut > start:
                 yield index, cut
+
+    def after_lead_in(self, offset: int) -> bool:
+        """Whether ``offset``, a cut between two units, would end a chunk on a lead-in.
+
+        Inside one block as between blocks (``lead_in.py``): a short paragraph ending
+        with ":" (or a label, or a pseudo-heading) and the sibling it introduces —
+        "Roughly equivalent to::" and its code inside one ``.. function::`` directive,
+        "For example:" and its sample inside a list item. The refiner gives such a cut
+        the strength ``NEVER``: a chunk ends there only if nothing else fits.
+        """
+        cuts = self._lead_ins
+        if cuts is None:
+            cuts = self._lead_ins = self._lead_in_cuts()
+        return offset in cuts
+
+    def _lead_in_cuts(self) -> frozenset[int]:
+        slots, node = self.block.slots, self.normalized.node
+        found: set[int] = set()
+        for index in range(1, len(slots)):
+            before, after = slots[index - 1][2], slots[index][2]
+            if before == after:
+                continue
+            lead = node(before)
+            if lead.kind not in LEAD_IN_KINDS or lead.parent_id is None:
+                continue
+            # What follows, as a sibling of the lead-in: the code block itself, the list
+            # whose first item's text comes next. None when the lead-in ends its container.
+            sibling = node(after)
+            while sibling.parent_id is not None and sibling.parent_id != lead.parent_id:
+                sibling = node(sibling.parent_id)
+            if sibling.parent_id == lead.parent_id and introduces(lead.text, sibling.kind):
+                found.add(slots[index - 1][1])
+        return frozenset(found)
 
     def follows_syntax(self, index: int) -> bool:
         """Whether slot ``index`` is content that a container's own syntax just opened.
