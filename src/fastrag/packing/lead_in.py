@@ -115,6 +115,7 @@ _NEVER_TITLED: Final = frozenset({"heading", "footnote"})
 
 # One line of strong emphasis, delimiters included: ``**…**`` or ``__…__`` with no
 # delimiter or line break inside (``**a** and **b**`` is two emphases in a sentence).
+_STRONG_MARKERS: Final = ("**", "__")
 _STRONG_LINE: Final = re.compile(r"(\*\*|__)(?=\S)(?:(?!\1)[^\n])+(?<=\S)\1")
 
 
@@ -140,8 +141,14 @@ def is_pseudo_heading(text: str) -> bool:
     Only source markers count: HTML display text has lost its ``<b>`` tags, and
     emphasis is not a heading there unless the page's own markup says so.
     """
+    if len(text) > 2 * MAX_LEAD_IN_CHARS:  # asked of every paragraph: no copy of a long one
+        return False
     stripped = text.strip()
-    return len(stripped) <= MAX_LEAD_IN_CHARS and _STRONG_LINE.fullmatch(stripped) is not None
+    return (
+        len(stripped) <= MAX_LEAD_IN_CHARS
+        and stripped[:2] in _STRONG_MARKERS
+        and _STRONG_LINE.fullmatch(stripped) is not None
+    )
 
 
 def introduces(text: str, following_kind: str) -> bool:
