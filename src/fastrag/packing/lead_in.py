@@ -54,6 +54,7 @@ __all__ = [
     "introduces",
     "is_label",
     "is_pseudo_heading",
+    "is_title_line",
     "mark",
 ]
 
@@ -80,6 +81,14 @@ INTRODUCED_KINDS: Final = frozenset(
     }
 )
 """Block kinds a colon-terminated paragraph announces when it directly precedes them."""
+
+TITLE_LINE_CHARS: Final = 60
+"""Longest plain-text title line (``is_title_line``): a chapter or section title, not
+a sentence; the Jargon File's longest chapter title is 51 characters."""
+
+_CLOSING_PUNCTUATION: Final = frozenset(".,;!?")
+_UNDERLINE: Final = re.compile(r"([-=~*^#+_])\1{2,}")
+"""A line ending with one of these is a sentence (or part of one), not a title."""
 
 MAX_LEAD_IN_CHARS: Final = 240
 """At most three 80-column lines (about 60 tokens at ~4 characters a token, a tenth of
@@ -179,13 +188,52 @@ def _leads_in(block: Block, following: Block) -> bool:
     )
 
 
-def mark(blocks: Sequence[Block]) -> list[Block]:
-    """``blocks`` with every lead-in paragraph made attach-forward (one pass, in order)."""
+def is_title_line(text: str, following: str) -> bool:
+    """Whether plain-text paragraph ``text`` is a title line over paragraph ``following``.
+
+    Plain text marks no headings, yet its titles are plain to see: one short line with
+    a letter and no closing punctuation ("Chapter 5. Hacker Writing Style", "Preamble",
+    "Verb Doubling"), perhaps underlined ("MIT License" over "-----------"), then a
+    paragraph longer than any title line and twice its own length. Such a line dangled at the
+    end of a chunk at 93 of the 4,347 chunk boundaries of the text bench corpus (mostly
+    the Jargon File), its section opening the next chunk. A short line over a short one
+    (an index entry, a subtitle) is left alone.
+    """
+    if len(text) > 2 * TITLE_LINE_CHARS:  # asked of every paragraph: no copy of a long one
+        return False
+    lines = text.strip().splitlines()
+    if len(lines) == 2 and _UNDERLINE.fullmatch(lines[1].strip()):
+        lines = lines[:1]  # "MIT License" over a line of "-": the same title, underlined
+    if len(lines) != 1:
+        return False
+    title = lines[0].strip()
+    return (
+        0 < len(title) <= TITLE_LINE_CHARS
+        and title[-1] not in _CLOSING_PUNCTUATION
+        and any(character.isalpha() for character in title)
+        and len(following) > max(2 * len(title), TITLE_LINE_CHARS)
+    )
+
+
+def _titles(block: Block, following: Block) -> bool:
+    return (
+        block.kind == "paragraph"
+        and following.kind == "paragraph"
+        and following.section == block.section
+        and not following.blank
+        and is_title_line(block.text, following.text)
+    )
+
+
+def mark(blocks: Sequence[Block], *, plain_text: bool = False) -> list[Block]:
+    """``blocks`` with every lead-in paragraph made attach-forward (one pass, in order);
+    in ``plain_text`` (the ``text`` format), title lines too (``is_title_line``)."""
     attached: dict[Behaviour, Behaviour] = {}
     marked = list(blocks)
     for index in range(len(marked) - 1):
         block = marked[index]
-        if not _leads_in(block, marked[index + 1]):
+        following = marked[index + 1]
+        if not _leads_in(block, following) and not (plain_text and _titles(block, following)):
             continue
         behaviour = block.behaviour
         forward = attached.get(behaviour)

@@ -374,7 +374,7 @@ class _Assembler:
 
     def layout(self, blocks: list[Block], units: list[list[CoverageUnit]]) -> Layout:
         """A window's layout: lead-ins marked, section ranges and retained intervals."""
-        marked = mark_lead_ins(blocks)
+        marked = mark_lead_ins(blocks, plain_text=self.normalized.format == "text")
         sections = self.sections
         ranges: dict[int, tuple[int, int]] = {}
         for block in marked:  # in order: a section's range starts at its first block

@@ -22,6 +22,7 @@ from fastrag.packing.lead_in import (
     ends_with_colon,
     is_label,
     is_pseudo_heading,
+    is_title_line,
 )
 from fastrag.packing.leaves import build_layout
 from fastrag.tokenization import Utf8ByteTokenizer
@@ -213,6 +214,45 @@ def test_a_lead_in_inside_one_block_stays_with_what_it_introduces(
     assert len(chunks) >= 2
     assert not any(chunk.rstrip().endswith(lead) for chunk in chunks)
     assert any(lead in chunk and "parser.run" in chunk for chunk in chunks)
+
+
+CHAPTER = " ".join(["Hackers write with care."] * 3)
+
+
+@pytest.mark.parametrize(
+    "title", ["Chapter 5. Hacker Writing Style", "Preamble", "MIT License\r\n-----------"]
+)
+def test_a_plain_text_title_line_opens_the_chunk_of_its_section(title: str) -> None:
+    text = f"{INTRO}\n\n{title}\n\n{CHAPTER}\n"
+    chunks = contents(text, "text", target_tokens=80, max_tokens=110)
+    assert chunks == [INTRO, f"{title}\n\n{CHAPTER}"]
+
+
+def test_title_lines_are_short_unpunctuated_lines_over_a_longer_paragraph() -> None:
+    body = CHAPTER
+    assert all(
+        is_title_line(title, body)
+        for title in ["Verb Doubling", "  Chapter 9. Crackers  ", "TERMS\n=====", ":GIGO: /goh/"]
+    )
+    not_titles = [
+        "A sentence.",
+        "Yes, and so,",
+        "Two lines\nof prose",
+        "-----",
+        "x" * 61,
+        "Title\n--\n",  # an underline needs three characters
+        "",
+    ]
+    assert not any(is_title_line(text, body) for text in not_titles)
+    assert not is_title_line("meme", "meme plague")  # an index entry over another
+
+
+def test_title_lines_are_only_read_in_plain_text() -> None:
+    text = f"{INTRO}\n\nPreamble\n\n{CHAPTER}\n"
+    layout = build_layout(normalize(text, "markdown"), PackingConfig())
+    assert not any(block.behaviour.attach_forward for block in layout.blocks)
+    layout = build_layout(normalize(text, "text"), PackingConfig())
+    assert [b.text for b in layout.blocks if b.behaviour.attach_forward] == ["Preamble"]
 
 
 def test_only_short_colon_paragraphs_directly_before_introduced_content_lead_in() -> None:
