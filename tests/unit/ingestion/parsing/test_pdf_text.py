@@ -16,7 +16,8 @@ import pytest
 
 from fastrag.ingestion.steps.parsing._pdf_analyze import analyze
 from fastrag.ingestion.steps.parsing._pdf_extract import extract, is_mono_font
-from fastrag.ingestion.steps.parsing._pdf_layout import BlockKind
+from fastrag.ingestion.steps.parsing._pdf_layout import BlockKind, Box, Span
+from fastrag.ingestion.steps.parsing._pdf_lines import region_lines
 from tests.unit.ingestion.parsing._pdf_helpers import PDF, parsed
 
 _FENCE = re.compile(r"^```\n(.*?)\n```$", re.M | re.S)
@@ -177,3 +178,26 @@ def test_toc_entries_in_a_heading_style_and_a_two_size_cover_title() -> None:
     ]
     assert not [text for text in headings if re.search(r"\D \d{1,3}$", text)]
     assert "Appendix C GNU Free Documentation License" in headings
+
+
+def test_a_superscript_stays_on_its_row() -> None:
+    # GeoTopo's "S²" and "ℝⁿ": the raised "2" sat 3.9 pt above a 10.9 pt row, just past
+    # the 0.35 em a row allows, and split its sentence into three paragraphs.
+    content = parsed("GeoTopo-komprimiert.pdf").content
+    assert "Die Kugeloberfläche S 2 lässt sich durch strecken, stauchen und umformen" in content
+    assert "U ⊆ R n offen ⇔ für jedes x ∈ U gibt es r > 0," in content
+
+
+def test_rows_join_a_raised_smaller_span_but_not_a_raised_same_size_one() -> None:
+    def span(text: str, x0: float, baseline: float, size: float) -> Span:
+        box = Box(x0, baseline - size, x0 + 5.0 * len(text), baseline)
+        return Span(text, box, size, False, False, False, 0, baseline)
+
+    script = [
+        span("S", 90.0, 514.6, 10.9),
+        span("2", 96.0, 510.7, 8.0),
+        span("x", 102.0, 514.6, 10.9),
+    ]
+    assert [line.text for line in region_lines(script)] == ["S 2 x"]
+    level = [span("S", 90.0, 514.6, 10.9), span("2", 96.0, 510.7, 10.9)]
+    assert [line.text for line in region_lines(level)] == ["S", "2"]

@@ -21,6 +21,10 @@ _DOTS: Final = re.compile(r"\s*(?:\.\s?){5,}\s*")
 LEADER: Final = " … "
 """What a dot leader (``Title . . . . . 12`` in a table of contents) is shortened to."""
 _LEADER_ROW: Final = re.compile(r" … [^…]{0,20}$")
+_SCRIPT_SIZE: Final = 0.85
+"""A span set below this share of its neighbour's size is a superscript or subscript."""
+_SCRIPT_SHIFT: Final = 0.5
+"""How far (in ems of the larger size) a script's baseline may sit from its row's."""
 
 
 def is_leader_row(line: Line) -> bool:
@@ -46,8 +50,12 @@ def region_lines(spans: Sequence[Span]) -> list[Line]:
 
 def _same_row(previous: Span, span: Span) -> bool:
     em = max(previous.size, span.size, 1.0)
+    # A superscript (a power, a footnote mark) is set smaller and raised about 0.35-0.45
+    # em: "S" then "2" then the rest of the row, where the exact tolerance read three
+    # rows, each its own paragraph ("Die Kugeloberfläche S", "2", "lässt sich …").
+    scripted = min(previous.size, span.size) < _SCRIPT_SIZE * em
     return (
-        abs(previous.baseline - span.baseline) <= 0.35 * em
+        abs(previous.baseline - span.baseline) <= (_SCRIPT_SHIFT if scripted else 0.35) * em
         and span.box.x0 >= previous.box.x1 - 0.6 * em
         and not previous.hyphenated
     )
