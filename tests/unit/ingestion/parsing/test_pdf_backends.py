@@ -174,3 +174,17 @@ def test_missing_pymupdf_names_the_extra_and_the_licence(monkeypatch: pytest.Mon
     message = str(raised.value)
     assert "pip install 'fastrag-ai[pymupdf]'" in message and "AGPL-3.0" in message
     assert raised.value.extra == "pymupdf"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rows_in_an_outline_heading_style_that_it_leaves_out_are_headings(backend: str) -> None:
+    # Texinfo's unnumbered @subheading is set like a subsection but has no bookmark;
+    # the authors on the title page share a heading style and stay text.
+    content = parsed_with(backend, "bashref.pdf").content
+    assert "### Invoked non-interactively" in content  # under 6.2 Bash Startup Files
+    assert "## ADDENDUM: How to use this License for your documents" in content
+    assert "# Chet Ramey" not in content and "## Chet Ramey" not in content
+    # GeoTopo's bookmarks start at chapter 1; its preface sections are set as sections.
+    lines = parsed_with(backend, "GeoTopo-komprimiert.pdf").content.splitlines()
+    assert "## Was ist Topologie?" in lines
+    assert "## Erforderliche Vorkenntnisse" in lines

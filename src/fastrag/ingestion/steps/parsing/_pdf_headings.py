@@ -4,7 +4,9 @@
 three consecutive rows) whose letters and digits equal the bookmark's title, with or
 without a leading section number ("3.1 Shell Syntax" matches "Shell Syntax"). Its
 depth in the outline is the heading level. The outline is used when at least half of
-its entries are found; otherwise the fonts decide.
+its entries are found; otherwise the fonts decide. Rows the outline leaves out but set
+in the style of its headings (front matter, unlisted subsections) join them
+(``_with_unlisted``).
 
 *Layout*: the body size is the size most characters are set in. A row is a heading
 candidate when it is larger than body text (``SIZE_RATIO``) or wholly bold at body size,
@@ -130,8 +132,52 @@ def detect_headings(
     if use_outline and outline:
         matched = _from_outline(pages, outline, body_size)
         if len(matched.levels) * 2 >= len(outline):
-            return matched
+            return _with_unlisted(pages, matched, body_size)
     return _from_layout(pages, body_size)
+
+
+def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings:
+    """The outline's headings, plus rows set in their style that the outline leaves out.
+
+    Outlines often skip the front matter and the smallest headings: GeoTopo's bookmarks
+    start at chapter 1, yet "Vorwort", "Danksagungen" and "Was ist Topologie?" are set in
+    its 14.3 pt section style, and read as paragraphs one of them dangled at the end of
+    a chunk. A row becomes a heading here only when it passes the font-based candidate
+    test (``_region_groups``) in exactly the (size, bold) style of outline headings
+    larger than body text, which sets no more than ``_MAX_STYLE_SHARE`` of the text, and
+    not on the title page of a document of three pages or more (Bash's manual sets its
+    authors in a heading style there); it takes the level the outline gives that style
+    most often.
+    """
+    found: dict[tuple[float, bool], Counter[int]] = {}
+    for (page, region, row), level in matched.levels.items():
+        style = _candidate_style(pages[page][region][row], body)
+        if style is not None and style[0] >= body * SIZE_RATIO:
+            found.setdefault(style, Counter())[level] += 1
+    if not found:
+        return matched
+    groups: list[tuple[LineKey, int, tuple[float, bool]]] = []
+    style_chars: Counter[tuple[float, bool]] = Counter()
+    total = 0
+    for page_index, regions in enumerate(pages):
+        for region_index, lines in enumerate(regions):
+            total += sum(len(line.text) for line in lines)
+            for row, count, style, accepted in _region_groups(lines, body):
+                style_chars[style] += sum(len(line.text) for line in lines[row : row + count])
+                if accepted and style in found:
+                    groups.append(((page_index, region_index, row), count, style))
+    levels = dict(matched.levels)
+    continued = set(matched.continued)
+    title_page = 0 if len(pages) >= 3 else -1  # authors and affiliations, not headings
+    for (page, region, row), count, style in groups:
+        keys = [(page, region, row + step) for step in range(count)]
+        if page == title_page or style_chars[style] > _MAX_STYLE_SHARE * total or any(
+            key in levels or key in continued for key in keys
+        ):
+            continue
+        levels[keys[0]] = found[style].most_common(1)[0][0]
+        continued.update(keys[1:])
+    return Headings(levels, frozenset(continued), matched.source, matched.unmatched)
 
 
 def _from_outline(pages: PageLines, outline: Sequence[OutlineEntry], body: float) -> Headings:
