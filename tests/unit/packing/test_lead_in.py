@@ -255,6 +255,38 @@ def test_title_lines_are_only_read_in_plain_text() -> None:
     assert [b.text for b in layout.blocks if b.behaviour.attach_forward] == ["Preamble"]
 
 
+@pytest.mark.parametrize(
+    ("text", "content_format", "label"),
+    [
+        (
+            f"# Hashing\n\n{INTRO}\n\nExample: hashing a file\n\n```js\n{SAMPLE}\n```\n",
+            "markdown",
+            "Example: hashing a file",
+        ),
+        # A caption set above its table, as a Word document's converted Markdown has it.
+        (
+            f"# Tables\n\n{INTRO}\n\nTable 2 : Countries\n\n"
+            "| Code | Country |\n|---|---|\n| VENZ | Venezuela |\n| VTNM | Vietnam |\n",
+            "markdown",
+            "Table 2 : Countries",
+        ),
+        (
+            f"<h1>Logging</h1><p>{INTRO}</p><p>then running the script results in</p>"
+            f"<pre>{SAMPLE}</pre>",
+            "html",
+            "then running the script results in",
+        ),
+    ],
+)
+def test_a_label_line_above_a_table_or_code_travels_with_it(
+    text: str, content_format: str, label: str
+) -> None:
+    chunks = contents(text, content_format, target_tokens=80, max_tokens=100)
+    assert len(chunks) == 2
+    assert chunks[0].endswith(INTRO)
+    assert chunks[1].startswith(label)
+
+
 def test_only_short_colon_paragraphs_directly_before_introduced_content_lead_in() -> None:
     long_lead = "This paragraph explains a great deal before it finally gets to the point. " * 4
     text = (

@@ -171,8 +171,10 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     title_page = 0 if len(pages) >= 3 else -1  # authors and affiliations, not headings
     for (page, region, row), count, style in groups:
         keys = [(page, region, row + step) for step in range(count)]
-        if page == title_page or style_chars[style] > _MAX_STYLE_SHARE * total or any(
-            key in levels or key in continued for key in keys
+        if (
+            page == title_page
+            or style_chars[style] > _MAX_STYLE_SHARE * total
+            or any(key in levels or key in continued for key in keys)
         ):
             continue
         levels[keys[0]] = found[style].most_common(1)[0][0]
