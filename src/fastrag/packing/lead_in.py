@@ -31,6 +31,9 @@ narrow:
   or an admonition (an aside, not the thing announced). A pseudo-heading titles any
   block of its section but a footnote, an admonition included (the AWS CLI puts
   ``.. warning::`` between an example's title and the example).
+
+A list whose last line is such a colon sentence leads in too: a README's numbered
+steps often leave the step's code block unindented, which ends the list.
 """
 
 from __future__ import annotations
@@ -189,12 +192,17 @@ def introduces(text: str, following_kind: str) -> bool:
 
 
 def _leads_in(block: Block, following: Block) -> bool:
-    return (
-        block.kind in LEAD_IN_KINDS
-        and following.section == block.section
-        and not following.blank
-        and introduces(block.text, following.kind)
-    )
+    if following.section != block.section or following.blank:
+        return False
+    if block.kind in LEAD_IN_KINDS:
+        return introduces(block.text, following.kind)
+    if block.kind == "list" and following.kind in INTRODUCED_KINDS:
+        # "* Now, do a clean rebuild of Node.js to test:" then a code block left
+        # unindented, which ends the list in Markdown: the item meant to hold it.
+        text = block.text
+        last = text[text.rfind("\n") + 1 :]
+        return ends_with_colon(last) and len(last.strip()) <= MAX_LEAD_IN_CHARS
+    return False
 
 
 def _title(text: str) -> str | None:

@@ -287,6 +287,13 @@ def test_a_label_line_above_a_table_or_code_travels_with_it(
     assert chunks[1].startswith(label)
 
 
+def test_a_list_ending_on_a_colon_keeps_the_code_its_step_introduces() -> None:
+    # A README's step with its code block left unindented, which ends the list.
+    text = f"# Build\n\n{INTRO}\n\n* Now rebuild and test:\n\n```\n{SAMPLE}\n```\n"
+    chunks = contents(text, target_tokens=80, max_tokens=100)
+    assert chunks == [f"# Build\n\n{INTRO}", f"* Now rebuild and test:\n\n```\n{SAMPLE}\n```"]
+
+
 def test_only_short_colon_paragraphs_directly_before_introduced_content_lead_in() -> None:
     long_lead = "This paragraph explains a great deal before it finally gets to the point. " * 4
     text = (
