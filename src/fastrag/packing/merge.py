@@ -127,11 +127,32 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
             else:
                 low, high = max(reach, first + 1), soft
             best = _choose(first, low, high, reach_max, sums, base, hard, strength, trailing)
+            best = _without_runt(best, count, sums, base, hard, costs.min_preferred, trailing)
         chosen = atoms[first:best]
         body = sums[best] - base
         plans.append(Plan(tuple(chosen), kind, start, body, trailing(best)))
         first = best
     return plans
+
+
+def _without_runt(
+    best: int,
+    count: int,
+    sums: list[int],
+    base: int,
+    hard: int,
+    min_preferred: int,
+    trailing: Callable[[int], int],
+) -> int:
+    """``count`` instead of ``best`` when what the run would have left after ``best``
+    costs less than ``min_preferred_tokens`` and fits within the maximum with this
+    chunk: a runt ("… see uncancel() for details." then a chunk of ".. versionadded::
+    3.11" alone) joins the chunk it ends instead of standing alone."""
+    if best >= count or sums[count] - sums[best] >= min_preferred:
+        return best
+    if sums[count] - base + trailing(count) > hard:
+        return best
+    return count
 
 
 def _choose(

@@ -89,6 +89,19 @@ def test_small_siblings_merge_toward_the_target_unless_disabled() -> None:
     assert all(len(m["section_ids"]) <= 2 for _, m in separate)
 
 
+def test_a_runt_joins_the_chunk_it_ends_when_the_maximum_allows() -> None:
+    paragraph = "Pears ripen off the tree in a cool room. " * 4  # 163 bytes shown
+    runt = "See also: apples, pears and plums."
+    text = "# Pears\n\n" + f"{paragraph}\n\n" * 4 + f"{runt}\n"
+    options = {"target_tokens": 360, "max_tokens": 400, "min_preferred_tokens": 40}
+    # Two paragraphs fill each chunk to the target; the runt alone would be a chunk of 34.
+    chunks = [content for content, _ in packed(text, **options)]
+    assert len(chunks) == 2 and chunks[1].endswith(runt)
+    # Not when the runt does not fit the maximum, nor when it is not below the minimum.
+    assert [c for c, _ in packed(text, **{**options, "max_tokens": 370})][-1] == runt
+    assert [c for c, _ in packed(text, **{**options, "min_preferred_tokens": 30})][-1] == runt
+
+
 def test_top_level_sections_merge_only_when_allowed() -> None:
     text = "# One\nFirst body.\n\n# Two\nSecond body.\n"
     assert len(packed(text, target_tokens=100, max_tokens=200)) == 2
