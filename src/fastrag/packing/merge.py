@@ -127,7 +127,8 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
             else:
                 low, high = max(reach, first + 1), soft
             best = _choose(first, low, high, reach_max, sums, base, hard, strength, trailing)
-            best = _without_runt(best, count, sums, base, hard, costs.min_preferred, trailing)
+            if best < count and atoms[best - 1].block == atoms[-1].block:
+                best = _without_runt(best, count, sums, base, hard, costs.min_preferred, trailing)
         chosen = atoms[first:best]
         body = sums[best] - base
         plans.append(Plan(tuple(chosen), kind, start, body, trailing(best)))
@@ -147,7 +148,14 @@ def _without_runt(
     """``count`` instead of ``best`` when what the run would have left after ``best``
     costs less than ``min_preferred_tokens`` and fits within the maximum with this
     chunk: a runt ("… see uncancel() for details." then a chunk of ".. versionadded::
-    3.11" alone) joins the chunk it ends instead of standing alone."""
+    3.11" alone) joins the chunk it ends instead of standing alone.
+
+    Only a runt cut from the block this chunk ends in (the caller checks): a torn-off
+    tail has no meaning of its own. A small whole block at the end of a section is a
+    topic of its own and stays a chunk (or merges with the next section's): absorbing
+    those too diluted a focused chunk's embedding enough, on the Node.js URL docs, that
+    hybrid search ranked ``url.parse()``'s "A URIError is thrown" second for "When is a
+    URIError thrown?"."""
     if best >= count or sums[count] - sums[best] >= min_preferred:
         return best
     if sums[count] - base + trailing(count) > hard:

@@ -89,17 +89,25 @@ def test_small_siblings_merge_toward_the_target_unless_disabled() -> None:
     assert all(len(m["section_ids"]) <= 2 for _, m in separate)
 
 
-def test_a_runt_joins_the_chunk_it_ends_when_the_maximum_allows() -> None:
-    paragraph = "Pears ripen off the tree in a cool room. " * 4  # 163 bytes shown
-    runt = "See also: apples, pears and plums."
-    text = "# Pears\n\n" + f"{paragraph}\n\n" * 4 + f"{runt}\n"
-    options = {"target_tokens": 360, "max_tokens": 400, "min_preferred_tokens": 40}
-    # Two paragraphs fill each chunk to the target; the runt alone would be a chunk of 34.
+def test_a_runt_cut_from_a_block_joins_the_chunk_it_ends_when_the_maximum_allows() -> None:
+    tail = "Pears ripen off the tree in a cool room. Eat them."
+    text = "# Pears\n\n" + "Pears ripen off the tree in a cool room. " * 16 + tail + "\n"
+    options = {"target_tokens": 360, "max_tokens": 400, "min_preferred_tokens": 60}
+    # One paragraph, cut at sentences: eight fill each chunk to the target, and the
+    # last 50 bytes alone would be a chunk below the preferred minimum.
     chunks = [content for content, _ in packed(text, **options)]
-    assert len(chunks) == 2 and chunks[1].endswith(runt)
+    assert len(chunks) == 2 and chunks[1].endswith(tail)
     # Not when the runt does not fit the maximum, nor when it is not below the minimum.
-    assert [c for c, _ in packed(text, **{**options, "max_tokens": 370})][-1] == runt
-    assert [c for c, _ in packed(text, **{**options, "min_preferred_tokens": 30})][-1] == runt
+    assert [c for c, _ in packed(text, **{**options, "max_tokens": 380})][-1] == tail
+    assert [c for c, _ in packed(text, **{**options, "min_preferred_tokens": 45})][-1] == tail
+
+
+def test_a_small_whole_block_ending_a_section_stays_a_chunk_of_its_own() -> None:
+    paragraph = "Pears ripen off the tree in a cool room. " * 4
+    closing = "See also: apples, pears and plums."
+    text = "# Pears\n\n" + f"{paragraph}\n\n" * 4 + f"{closing}\n"
+    options = {"target_tokens": 360, "max_tokens": 400, "min_preferred_tokens": 40}
+    assert [c for c, _ in packed(text, **options)][-1] == closing
 
 
 def test_top_level_sections_merge_only_when_allowed() -> None:
