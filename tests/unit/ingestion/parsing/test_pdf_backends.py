@@ -188,3 +188,8 @@ def test_rows_in_an_outline_heading_style_that_it_leaves_out_are_headings(backen
     lines = parsed_with(backend, "GeoTopo-komprimiert.pdf").content.splitlines()
     assert "## Was ist Topologie?" in lines
     assert "## Erforderliche Vorkenntnisse" in lines
+    # An ACM paper's first page: after its bookmarked ABSTRACT, the unlisted sections are
+    # headings; above it, the title block (title, authors) stays text.
+    lines = parsed_with(backend, "acmart-sample-sigconf.pdf").content.splitlines()
+    headings = [line for line in lines if line.startswith("#")]
+    assert headings[:4] == ["# ABSTRACT", "# CCS CONCEPTS", "# KEYWORDS", "# 1 INTRODUCTION"]

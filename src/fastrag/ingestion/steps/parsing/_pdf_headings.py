@@ -145,9 +145,10 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     a chunk. A row becomes a heading here only when it passes the font-based candidate
     test (``_region_groups``) in exactly the (size, bold) style of outline headings
     larger than body text, which sets no more than ``_MAX_STYLE_SHARE`` of the text, and
-    not on the title page of a document of three pages or more (Bash's manual sets its
-    authors in a heading style there); it takes the level the outline gives that style
-    most often.
+    not in the title block of a document of three pages or more: its first page up to
+    the first outline heading there (Bash's manual sets its authors in a heading style;
+    an ACM paper's "CCS CONCEPTS" after its bookmarked ABSTRACT is a heading). It takes
+    the level the outline gives that style most often.
     """
     found: dict[tuple[float, bool], Counter[int]] = {}
     for (page, region, row), level in matched.levels.items():
@@ -168,11 +169,15 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
                     groups.append(((page_index, region_index, row), count, style))
     levels = dict(matched.levels)
     continued = set(matched.continued)
-    title_page = 0 if len(pages) >= 3 else -1  # authors and affiliations, not headings
+    # The title page's title block (authors, affiliations) ends at its first outline
+    # heading (a paper's ABSTRACT); a title page without one is all title block.
+    opening = (0, -1, -1)
+    if len(pages) >= 3:
+        opening = min((key for key in matched.levels if key[0] == 0), default=(1, -1, -1))
     for (page, region, row), count, style in groups:
         keys = [(page, region, row + step) for step in range(count)]
         if (
-            page == title_page
+            keys[0] < opening
             or style_chars[style] > _MAX_STYLE_SHARE * total
             or any(key in levels or key in continued for key in keys)
         ):
