@@ -63,7 +63,8 @@ __all__ = [
 ]
 
 LEAD_IN_KINDS: Final = frozenset({"paragraph"})
-"""Block kinds that may be a lead-in: prose only (a list or a table is never one)."""
+"""Block kinds that may be a lead-in as a whole: prose (a list leads in only by its last
+line, a table never)."""
 
 INTRODUCED_KINDS: Final = frozenset(
     {
@@ -97,8 +98,8 @@ TITLE_LINE_CHARS: Final = 60
 a sentence; the Jargon File's longest chapter title is 51 characters."""
 
 _CLOSING_PUNCTUATION: Final = frozenset(".,;!?")
-_UNDERLINE: Final = re.compile(r"([-=~*^#+_])\1{2,}")
 """A line ending with one of these is a sentence (or part of one), not a title."""
+_UNDERLINE: Final = re.compile(r"([-=~*^#+_])\1{2,}")
 
 MAX_LEAD_IN_CHARS: Final = 240
 """At most three 80-column lines (about 60 tokens at ~4 characters a token, a tenth of
@@ -179,10 +180,7 @@ def introduces(text: str, following_kind: str) -> bool:
     """
     if following_kind in _NEVER_TITLED:
         return False
-    if following_kind in INTRODUCED_KINDS and (
-        # the colon test before the length: it looks at 64 characters
-        (ends_with_colon(text) and len(text.strip()) <= MAX_LEAD_IN_CHARS) or is_label(text)
-    ):
+    if following_kind in INTRODUCED_KINDS and (_colon_sentence(text) or is_label(text)):
         return True
     if following_kind in LABELLED_KINDS and _title(text) is not None:
         return True  # "Example: generating the sha256 HMAC of a file", then the code
@@ -191,17 +189,26 @@ def introduces(text: str, following_kind: str) -> bool:
     return is_pseudo_heading(text)
 
 
-def _leads_in(block: Block, following: Block) -> bool:
+def _colon_sentence(text: str) -> bool:
+    """A short sentence ending with a colon ("Improvements:", "…the following:")."""
+    # the colon test before the length: it looks at 64 characters
+    return ends_with_colon(text) and len(text.strip()) <= MAX_LEAD_IN_CHARS
+
+
+def _leads_in(block: Block, following: Block, plain_text: bool) -> bool:
     if following.section != block.section or following.blank:
         return False
     if block.kind in LEAD_IN_KINDS:
-        return introduces(block.text, following.kind)
+        return introduces(block.text, following.kind) or (
+            plain_text
+            and following.kind == "paragraph"
+            and is_title_line(block.text, following.text)
+        )
     if block.kind == "list" and following.kind in INTRODUCED_KINDS:
         # "* Now, do a clean rebuild of Node.js to test:" then a code block left
         # unindented, which ends the list in Markdown: the item meant to hold it.
         text = block.text
-        last = text[text.rfind("\n") + 1 :]
-        return ends_with_colon(last) and len(last.strip()) <= MAX_LEAD_IN_CHARS
+        return _colon_sentence(text[text.rfind("\n") + 1 :])
     return False
 
 
@@ -240,16 +247,6 @@ def is_title_line(text: str, following: str) -> bool:
     return title is not None and len(following) > max(2 * len(title), TITLE_LINE_CHARS)
 
 
-def _titles(block: Block, following: Block) -> bool:
-    return (
-        block.kind == "paragraph"
-        and following.kind == "paragraph"
-        and following.section == block.section
-        and not following.blank
-        and is_title_line(block.text, following.text)
-    )
-
-
 def mark(blocks: Sequence[Block], *, plain_text: bool = False) -> list[Block]:
     """``blocks`` with every lead-in paragraph made attach-forward (one pass, in order);
     in ``plain_text`` (the ``text`` format), title lines too (``is_title_line``)."""
@@ -257,8 +254,7 @@ def mark(blocks: Sequence[Block], *, plain_text: bool = False) -> list[Block]:
     marked = list(blocks)
     for index in range(len(marked) - 1):
         block = marked[index]
-        following = marked[index + 1]
-        if not _leads_in(block, following) and not (plain_text and _titles(block, following)):
+        if not _leads_in(block, marked[index + 1], plain_text):
             continue
         behaviour = block.behaviour
         forward = attached.get(behaviour)

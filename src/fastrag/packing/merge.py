@@ -128,7 +128,7 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
                 low, high = max(reach, first + 1), soft
             best = _choose(first, low, high, reach_max, sums, base, hard, strength, trailing)
             if best < count and atoms[best - 1].block == atoms[-1].block:
-                best = _without_runt(best, count, sums, base, hard, costs.min_preferred, trailing)
+                best = _without_runt(best, sums, base, hard, costs.min_preferred, trailing)
         chosen = atoms[first:best]
         body = sums[best] - base
         plans.append(Plan(tuple(chosen), kind, start, body, trailing(best)))
@@ -138,29 +138,27 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
 
 def _without_runt(
     best: int,
-    count: int,
     sums: list[int],
     base: int,
     hard: int,
     min_preferred: int,
     trailing: Callable[[int], int],
 ) -> int:
-    """``count`` instead of ``best`` when what the run would have left after ``best``
+    """The run's end instead of ``best`` when what the run would have left after ``best``
     costs less than ``min_preferred_tokens`` and fits within the maximum with this
     chunk: a runt ("… see uncancel() for details." then a chunk of ".. versionadded::
     3.11" alone) joins the chunk it ends instead of standing alone.
 
-    Only a runt cut from the block this chunk ends in (the caller checks): a torn-off
-    tail has no meaning of its own. A small whole block at the end of a section is a
-    topic of its own and stays a chunk (or merges with the next section's): absorbing
-    those too diluted a focused chunk's embedding enough, on the Node.js URL docs, that
-    hybrid search ranked ``url.parse()``'s "A URIError is thrown" second for "When is a
-    URIError thrown?"."""
-    if best >= count or sums[count] - sums[best] >= min_preferred:
+    Only a runt cut from the block this chunk ends in (the caller checks that ``best``
+    lies inside the run's last block): a torn-off tail has no meaning of its own. A
+    small whole block at the end of a section is a topic of its own and stays a chunk
+    (or merges with the next section's): absorbing those too diluted a focused chunk's
+    embedding enough, on the Node.js URL docs, that hybrid search ranked
+    ``url.parse()``'s "A URIError is thrown" second for "When is a URIError thrown?"."""
+    end = len(sums) - 1
+    if sums[end] - sums[best] >= min_preferred or sums[end] - base + trailing(end) > hard:
         return best
-    if sums[count] - base + trailing(count) > hard:
-        return best
-    return count
+    return end
 
 
 def _choose(

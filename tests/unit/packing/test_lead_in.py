@@ -112,35 +112,63 @@ def test_labels_are_admonition_titles_alone() -> None:
 
 
 EXAMPLE = "It copies one file to a bucket."
+SAMPLE = "import parser\nparser.run(fast=True)\nparser.close()"
 
 
 @pytest.mark.parametrize(
-    ("text", "content_format"),
+    ("text", "content_format", "opening", "headed"),
     [
         (
             f"# Copying\n\n{INTRO}\n\n**Example 2**\n\n{EXAMPLE}\n",
             "markdown",
+            "**Example 2**",
+            EXAMPLE,
         ),
         (
-            f"# Copying\n\n{INTRO}\n\n__Step 2__\n\n"
-            "    aws s3 cp ./reports/2026/summary.csv s3://bucket/reports/\n",
+            f"# Copying\n\n{INTRO}\n\n__Step 2__\n\n{EXAMPLE}\n",
             "markdown",
+            "__Step 2__",
+            EXAMPLE,
         ),
         # The AWS CLI's examples: the title, an admonition, then the example.
         (
             f"Copy\n====\n\n{INTRO}\n\n**Example 11**\n\n"
             f".. warning:: Input may change.\n\n{EXAMPLE}\n",
             "rst",
+            "**Example 11**",
+            ".. warning::",
+        ),
+        # Label lines (one short unpunctuated line) above code or a table, any format.
+        (
+            f"# Hashing\n\n{INTRO}\n\nExample: hashing a file\n\n```js\n{SAMPLE}\n```\n",
+            "markdown",
+            "Example: hashing a file",
+            "parser.run",
+        ),
+        # A caption set above its table, as a Word document's converted Markdown has it.
+        (
+            f"# Tables\n\n{INTRO}\n\nTable 2 : Countries\n\n"
+            "| Code | Country |\n|---|---|\n| VENZ | Venezuela |\n| VTNM | Vietnam |\n",
+            "markdown",
+            "Table 2 : Countries",
+            "| Code | Country |",
+        ),
+        (
+            f"<h1>Logging</h1><p>{INTRO}</p><p>then running the script results in</p>"
+            f"<pre>{SAMPLE}</pre>",
+            "html",
+            "then running the script results in",
+            "parser.run",
         ),
     ],
 )
-def test_a_bold_title_line_opens_the_chunk_of_what_it_titles(
-    text: str, content_format: str
+def test_a_title_or_label_line_opens_the_chunk_of_what_it_heads(
+    text: str, content_format: str, opening: str, headed: str
 ) -> None:
     chunks = contents(text, content_format, target_tokens=80, max_tokens=100)
     assert len(chunks) >= 2
-    assert chunks[0].endswith(INTRO)  # before: it ended with the title, which fitted
-    assert chunks[1].startswith(("**Example", "__Step"))
+    assert chunks[0].endswith(INTRO)  # it ended with the title, which fitted; or
+    assert chunks[1].startswith(opening) and headed in chunks[1]  # it stood alone
 
 
 def test_pseudo_headings_are_one_line_of_strong_emphasis() -> None:
@@ -176,9 +204,6 @@ def test_a_lead_in_opens_the_first_piece_of_a_list_too_large_to_travel_whole() -
     assert not any(chunk.endswith("Changes:") for chunk in chunks)
     assert chunks[0] == f"# Notes\n\n{INTRO}"
     assert chunks[1].startswith("Changes:\n\n- Item number 0 of")
-
-
-SAMPLE = "import parser\nparser.run(fast=True)\nparser.close()"
 
 
 @pytest.mark.parametrize(
@@ -253,38 +278,6 @@ def test_title_lines_are_only_read_in_plain_text() -> None:
     assert not any(block.behaviour.attach_forward for block in layout.blocks)
     layout = build_layout(normalize(text, "text"), PackingConfig())
     assert [b.text for b in layout.blocks if b.behaviour.attach_forward] == ["Preamble"]
-
-
-@pytest.mark.parametrize(
-    ("text", "content_format", "label"),
-    [
-        (
-            f"# Hashing\n\n{INTRO}\n\nExample: hashing a file\n\n```js\n{SAMPLE}\n```\n",
-            "markdown",
-            "Example: hashing a file",
-        ),
-        # A caption set above its table, as a Word document's converted Markdown has it.
-        (
-            f"# Tables\n\n{INTRO}\n\nTable 2 : Countries\n\n"
-            "| Code | Country |\n|---|---|\n| VENZ | Venezuela |\n| VTNM | Vietnam |\n",
-            "markdown",
-            "Table 2 : Countries",
-        ),
-        (
-            f"<h1>Logging</h1><p>{INTRO}</p><p>then running the script results in</p>"
-            f"<pre>{SAMPLE}</pre>",
-            "html",
-            "then running the script results in",
-        ),
-    ],
-)
-def test_a_label_line_above_a_table_or_code_travels_with_it(
-    text: str, content_format: str, label: str
-) -> None:
-    chunks = contents(text, content_format, target_tokens=80, max_tokens=100)
-    assert len(chunks) == 2
-    assert chunks[0].endswith(INTRO)
-    assert chunks[1].startswith(label)
 
 
 def test_a_list_ending_on_a_colon_keeps_the_code_its_step_introduces() -> None:

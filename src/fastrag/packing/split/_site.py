@@ -198,7 +198,7 @@ class CutSite:
             if before == after:
                 continue
             lead = node(before)
-            if lead.kind not in LEAD_IN_KINDS or lead.parent_id is None:
+            if lead.kind not in LEAD_IN_KINDS:
                 continue
             # What follows, as a sibling of the lead-in: the code block itself, the list
             # whose first item's text comes next. None when the lead-in ends its container.

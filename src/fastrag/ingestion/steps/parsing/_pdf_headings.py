@@ -53,6 +53,8 @@ LineKey = tuple[int, int, int]
 """(page index, region index, row index)."""
 PageLines = Sequence[Sequence[Sequence[Line]]]
 """Pages → regions in reading order → rows."""
+Style = tuple[float, bool]
+"""(size rounded to half a point, bold) of a heading candidate."""
 
 SIZE_RATIO: Final = 1.08
 _MAX_LINES: Final = 3
@@ -150,23 +152,14 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     an ACM paper's "CCS CONCEPTS" after its bookmarked ABSTRACT is a heading). It takes
     the level the outline gives that style most often.
     """
-    found: dict[tuple[float, bool], Counter[int]] = {}
+    found: dict[Style, Counter[int]] = {}
     for (page, region, row), level in matched.levels.items():
         style = _candidate_style(pages[page][region][row], body)
         if style is not None and style[0] >= body * SIZE_RATIO:
             found.setdefault(style, Counter())[level] += 1
     if not found:
         return matched
-    groups: list[tuple[LineKey, int, tuple[float, bool]]] = []
-    style_chars: Counter[tuple[float, bool]] = Counter()
-    total = 0
-    for page_index, regions in enumerate(pages):
-        for region_index, lines in enumerate(regions):
-            total += sum(len(line.text) for line in lines)
-            for row, count, style, accepted in _region_groups(lines, body):
-                style_chars[style] += sum(len(line.text) for line in lines[row : row + count])
-                if accepted and style in found:
-                    groups.append(((page_index, region_index, row), count, style))
+    groups, allowed = _candidates(pages, body)
     levels = dict(matched.levels)
     continued = set(matched.continued)
     # The title page's title block (authors, affiliations) ends at its first outline
@@ -177,8 +170,9 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     for (page, region, row), count, style in groups:
         keys = [(page, region, row + step) for step in range(count)]
         if (
-            keys[0] < opening
-            or style_chars[style] > _MAX_STYLE_SHARE * total
+            style not in found
+            or style not in allowed
+            or keys[0] < opening
             or any(key in levels or key in continued for key in keys)
         ):
             continue
@@ -238,9 +232,13 @@ def _find(
     return None
 
 
-def _from_layout(pages: PageLines, body: float) -> Headings:
-    groups: list[tuple[LineKey, int, tuple[float, bool]]] = []
-    style_chars: Counter[tuple[float, bool]] = Counter()
+def _candidates(
+    pages: PageLines, body: float
+) -> tuple[list[tuple[LineKey, int, Style]], set[Style]]:
+    """Accepted heading groups (first row, rows, style) in order, and the styles that
+    set no more than ``_MAX_STYLE_SHARE`` of the text (rejected groups count too)."""
+    groups: list[tuple[LineKey, int, Style]] = []
+    style_chars: Counter[Style] = Counter()
     total = 0
     for page_index, regions in enumerate(pages):
         for region_index, lines in enumerate(regions):
@@ -250,6 +248,11 @@ def _from_layout(pages: PageLines, body: float) -> Headings:
                 if accepted:
                     groups.append(((page_index, region_index, row), count, style))
     allowed = {style for style, chars in style_chars.items() if chars <= _MAX_STYLE_SHARE * total}
+    return groups, allowed
+
+
+def _from_layout(pages: PageLines, body: float) -> Headings:
+    groups, allowed = _candidates(pages, body)
     if len(pages) >= 3:
         allowed -= _one_page_styles(groups)
     kept = [(key, count, style) for key, count, style in groups if style in allowed]
