@@ -7,6 +7,7 @@ markup. Select one by the document's explicit ``metadata["content_format"]``.
 from fastrag.normalization.model import (
     CoverageUnit,
     Exclusion,
+    Exclusions,
     MapSegment,
     NormalizedDocument,
     NormalizedNode,
@@ -23,6 +24,7 @@ __all__ = [
     "BUILTIN_FORMATS",
     "CoverageUnit",
     "Exclusion",
+    "Exclusions",
     "MapSegment",
     "NormalizedDocument",
     "NormalizedNode",

@@ -20,7 +20,12 @@ from itertools import compress, islice, repeat
 from operator import le, ne
 from typing import Final, NamedTuple, cast
 
-from fastrag.normalization.model import CoverageUnit, NormalizedDocument, NormalizedNode
+from fastrag.normalization.model import (
+    CoverageUnit,
+    Exclusions,
+    NormalizedDocument,
+    NormalizedNode,
+)
 from fastrag.packing._validator_intervals import Interval, contains, merge
 from fastrag.packing._validator_metadata import (
     KIND,
@@ -117,12 +122,11 @@ class SourceIndex:
         # excluded total (cheaper than summing ``len(span)`` method calls) and the
         # whitespace runs a verbatim run may span, kept as columns and as a dict from
         # run start to run end (see ``all_whitespace``).
-        exclusions = normalized.exclusions
-        excluded = [exclusion.span for exclusion in exclusions]
-        excluded_starts = [span.start for span in excluded]
-        excluded_ends = [span.end for span in excluded]
+        exclusions = Exclusions.of(normalized.exclusions)
+        excluded_starts = list(exclusions.starts)
+        excluded_ends = list(exclusions.ends)
         self.excluded_characters = sum(excluded_ends) - sum(excluded_starts)
-        is_whitespace = [exclusion.reason == WHITESPACE for exclusion in exclusions]
+        is_whitespace = list(map(WHITESPACE.__eq__, exclusions.reasons))
         self._whitespace_starts, whitespace_ends = coalesce(
             list(compress(excluded_starts, is_whitespace)),
             list(compress(excluded_ends, is_whitespace)),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from fastrag.exceptions import NormalizationError
@@ -9,6 +11,7 @@ from fastrag.models import Document
 from fastrag.normalization import (
     CoverageUnit,
     Exclusion,
+    Exclusions,
     MapSegment,
     NormalizedDocument,
     NormalizedNode,
@@ -204,3 +207,64 @@ def test_validation_is_remembered_only_on_success() -> None:
     for _ in range(2):
         with pytest.raises(NormalizationError, match="coverage ends at 15"):
             broken.validate()
+
+
+def test_exclusions_are_kept_as_offsets_and_read_as_values() -> None:
+    given = (
+        Exclusion(SourceSpan(3, 5), "whitespace"),
+        Exclusion(SourceSpan(15, 17), "whitespace"),
+    )
+    tree = _tree(exclusions=given)
+    table = tree.exclusions
+    assert isinstance(table, Exclusions)
+    assert table == given and given == tuple(table) and list(table) == list(given)
+    assert len(table) == 2 and table[1] == given[1] and table[-1] == given[-1]
+    assert table[1:] == given[1:] and isinstance(table[1:], Exclusions)
+    assert (list(table.starts), list(table.ends), table.reasons) == (
+        [3, 15],
+        [5, 17],
+        ("whitespace", "whitespace"),
+    )
+    with pytest.raises(TypeError):
+        table.starts[0] = 4  # read-only views: the tree is immutable
+    assert table != given[:1] and table != (*given[:1], Exclusion(SourceSpan(15, 17), "markup"))
+    assert table != "not exclusions"
+    assert Exclusions.of(table) is table
+    assert Exclusions.from_offsets([3, 15], [5, 17], ["whitespace"] * 2) == table
+    assert hash(Exclusions(given)) == hash(table)
+    assert pickle.loads(pickle.dumps(table)) == table
+    assert repr(table) == f"Exclusions({list(given)!r})"
+    assert _tree(exclusions=given) == tree  # trees still compare by value
+
+
+@pytest.mark.parametrize(
+    ("starts", "ends", "reasons", "message"),
+    [
+        ([3], [3], ["whitespace"], r"nonempty range .*start=3, end=3"),
+        ([-1], [2], ["whitespace"], r"nonempty range .*start=-1, end=2"),
+        ([1, 4], [2, 3], ["a", "b"], r"\('b'\).*start=4, end=3"),
+        ([1], [2], [""], "reason must be a nonempty str"),
+        ([1], [2], [None], "reason must be a nonempty str"),
+        ([1], [2, 3], ["a"], "as many ends and reasons as starts"),
+        ([1.5], [2], ["a"], "offsets must be ints"),
+    ],
+)
+def test_exclusions_refuse_what_an_exclusion_refuses(
+    starts: list[object], ends: list[int], reasons: list[object], message: str
+) -> None:
+    with pytest.raises(NormalizationError, match=message):
+        Exclusions.from_offsets(starts, ends, reasons)  # type: ignore[arg-type]
+
+
+def test_exclusions_take_only_exclusion_values() -> None:
+    with pytest.raises(NormalizationError, match="must be Exclusion values"):
+        _tree(exclusions=(SourceSpan(3, 5),)).validate()  # type: ignore[arg-type]
+
+
+def test_partition_check_reads_exclusion_offsets_out_of_order() -> None:
+    swapped = (
+        Exclusion(SourceSpan(15, 17), "whitespace"),
+        Exclusion(SourceSpan(3, 5), "whitespace"),
+    )
+    with pytest.raises(NormalizationError, match=r"exclusions must be in source order \(at 3\)"):
+        _tree(exclusions=swapped).validate()

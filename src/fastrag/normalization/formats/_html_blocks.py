@@ -48,6 +48,10 @@ class BlockTree(OpenElements):
         navigate between pages, or navigation lines were seen (the builder decides
         whether it is chrome; a bare tree keeps it)."""
 
+    def shows_nothing(self, block: Block) -> None:
+        """A finished leaf whose text is only spaces (``<p>&nbsp;</p>``, a blank ``<pre>``):
+        the builder excludes it (a bare tree keeps it)."""
+
     def container(self) -> Block:
         if self.blocks:
             return self.blocks[-1]
@@ -174,6 +178,10 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
             parent = block.parent
             if parent is not None and parent.kind in _ITEM_CONTAINERS and block.head == parent.head:
                 parent.first = True  # an empty first paragraph leaves the label to the next
+    if block.units and block.mode != CONTAINER and not block.display().strip():
+        # Spacer paragraphs and blank code show nothing a reader or a search could use,
+        # and a chunk of them alone would be whitespace, which chunkers drop.
+        tb.shows_nothing(block)
 
 
 def _plain_spaces(heading: Block) -> None:

@@ -222,8 +222,14 @@ class TreeBuilder(BlockTree, Tokenizer):
             if not self.nav_sections or self.nav_sections[-1] is not section:
                 self.nav_sections.append(section)
 
-    def unclaim(self, block: Block) -> None:
-        """Exclude everything ``block`` showed as ``boilerplate``; it leaves the tree."""
+    def shows_nothing(self, block: Block) -> None:
+        self.unclaim(block, "whitespace")
+
+    def unclaim(self, block: Block, reason: str = "boilerplate") -> None:
+        """Exclude everything ``block`` showed, for ``reason``; it leaves the tree.
+
+        ``whitespace``: the tags between its runs are told apart when the partition
+        is built (``_partition``)."""
         claims = self.claims
         low, high = 0, len(claims) // 3
         while low < high:  # the first claim at or after the block's first text
@@ -236,9 +242,9 @@ class TreeBuilder(BlockTree, Tokenizer):
             if cast(int, claims[index - 2]) >= block.uend:
                 break
             if claims[index] is block:
-                claims[index] = "boilerplate"
+                claims[index] = reason
         block.units = 0
-        self.removed_boilerplate = True
+        self.removed_boilerplate |= reason == "boilerplate"
 
     def _drop_empty_chrome_sections(self) -> None:
         """A heading outside the main content stays only if content belongs to it.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from itertools import starmap
 from types import MappingProxyType
 from typing import Any, cast
@@ -18,7 +19,7 @@ from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_text import CONTAINER, Block
 from fastrag.normalization.model import (
     CoverageUnit,
-    Exclusion,
+    Exclusions,
     MapSegment,
     NormalizedDocument,
     NormalizedNode,
@@ -84,7 +85,7 @@ _TAGS_OR_TEXT = re.compile(r"(<[^<>]*>)+|([^<]+|<)")
 
 def _partition(
     claims: list[int | Block | str], prefix: str, content: str
-) -> tuple[list[CoverageUnit], list[Exclusion]]:
+) -> tuple[list[CoverageUnit], Exclusions]:
     """Units and exclusions from the builder's claims; what no claim covers is markup.
 
     A leaf claims whitespace after its text for the space it shows if more text follows;
@@ -94,16 +95,27 @@ def _partition(
     """
     length = len(content)
     units: list[CoverageUnit] = []
-    exclusions: list[Exclusion] = []
-    add_unit, add_exclusion = units.append, exclusions.append  # hot loop: one per claim
+    excluded_starts: list[int] = []
+    excluded_ends: list[int] = []
+    reasons: list[str] = []
+
+    def add_exclusion(start: int, end: int, reason: str) -> None:
+        excluded_starts.append(start)
+        excluded_ends.append(end)
+        reasons.append(reason)
+
+    add_unit = units.append  # hot loop: one per claim
     position = 0
     starts = cast("list[int]", claims[0::3])
     ends = cast("list[int]", claims[1::3])
     for start, end, owner in zip(starts, ends, claims[2::3], strict=True):
         if start > position:
-            add_exclusion(Exclusion(SourceSpan(position, start), "markup"))
+            add_exclusion(position, start, "markup")
         if type(owner) is str:
-            add_exclusion(Exclusion(SourceSpan(start, end), owner))
+            if owner == "whitespace":  # a leaf that showed only spaces: tags are markup
+                _spaces_or_tags(content, start, end, add_exclusion)
+            else:
+                add_exclusion(start, end, owner)
             position = end
             continue
         block = cast(Block, owner)
@@ -113,17 +125,22 @@ def _partition(
             add_unit(CoverageUnit(f"{prefix}{len(units)}", block.nid, SourceSpan(start, stop)))
             start = stop
         if start < end:  # tags and the whitespace between them, each by its reason
-            for piece in _TAGS_OR_TEXT.finditer(content, start, end):
-                low, high = piece.span()
-                # Between tags: spaces and references to them (``&nbsp;``) show nothing.
-                text_run = piece.lastindex == 2 and not html.unescape(content[low:high]).strip()
-                add_exclusion(
-                    Exclusion(SourceSpan(low, high), "whitespace" if text_run else "markup")
-                )
+            _spaces_or_tags(content, start, end, add_exclusion)
         position = end
     if position < length:
-        add_exclusion(Exclusion(SourceSpan(position, length), "markup"))
-    return units, exclusions
+        add_exclusion(position, length, "markup")
+    return units, Exclusions.from_offsets(excluded_starts, excluded_ends, reasons)
+
+
+def _spaces_or_tags(
+    content: str, start: int, end: int, add_exclusion: Callable[[int, int, str], None]
+) -> None:
+    """Exclude ``[start, end)``, which shows nothing: tags as markup, the runs between
+    them (spaces, references to them such as ``&nbsp;``) as whitespace."""
+    for piece in _TAGS_OR_TEXT.finditer(content, start, end):
+        low, high = piece.span()
+        text_run = piece.lastindex == 2 and not html.unescape(content[low:high]).strip()
+        add_exclusion(low, high, "whitespace" if text_run else "markup")
 
 
 def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
@@ -174,7 +191,7 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
         "html",
         tuple(nodes),
         tuple(units),
-        tuple(exclusions),
+        exclusions,
         tuple(tb.diagnostics),
         metadata,
     ).validate()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.formats.html import HtmlNormalizer
-from fastrag.normalization.model import NormalizedDocument, NormalizedNode
+from fastrag.normalization.model import Exclusions, NormalizedDocument, NormalizedNode
 
 __all__ = ["HtmlBlockText", "read_html_block", "read_html_blocks"]
 
@@ -54,7 +54,8 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
     # The HTML adapter's units include the whitespace its display collapses away at
     # their edges; a Markdown unit starts and ends on a visible character.
     units: list[tuple[int, int]] = []
-    exclusions = [(e.span.start, e.span.end, e.reason) for e in tree.exclusions]
+    excluded = Exclusions.of(tree.exclusions)
+    exclusions = list(zip(excluded.starts, excluded.ends, excluded.reasons, strict=True))
     for unit in tree.units:
         start, end = unit.span.start, unit.span.end
         text = block[start:end]

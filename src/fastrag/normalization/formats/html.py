@@ -153,8 +153,9 @@ __all__ = ["HtmlNormalizer"]
 # v12: a leaf's unit ends at its last shown character (trailing whitespace and the markup
 # it spans are excluded); the first <title> is the title even with text open before it.
 # v13: that trailing source is excluded tag run by tag run, whitespace between as such.
+# v14: a leaf showing only spaces (<p>&nbsp;</p>, a blank <pre>) leaves the tree, excluded.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 13
+_VERSION = 14
 _MAX_RERUNS = 8
 
 

@@ -90,7 +90,7 @@ from fastrag.normalization.formats._markdown_tree import DraftTree, TreeLimits, 
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
     CoverageUnit,
-    Exclusion,
+    Exclusions,
     MapSegment,
     NormalizedDocument,
     NormalizedNode,
@@ -418,10 +418,11 @@ def _assemble(
         add_span(shared)
     unit_ids = [f"{prefix}:u{position}" for position in range(len(unit_spans))]
     units = list(map(new_unit, unit_ids, map(id_of, owners), unit_spans))
-    exclusions = [Exclusion(new_span(0, base), "front_matter")] if base else []
-    # map() calls the constructors from C: no bytecode per exclusion.
-    exclusion_spans = map(new_span, exclusion_starts, exclusion_ends)
-    exclusions.extend(map(Exclusion, exclusion_spans, reasons))
+    if base:
+        exclusion_starts.insert(0, 0)
+        exclusion_ends.insert(0, base)
+        reasons.insert(0, "front_matter")
+    exclusions = Exclusions.from_offsets(exclusion_starts, exclusion_ends, reasons)
     metadata: dict[str, Any] = {}
     if front is not None:
         metadata = {"front_matter": front.raw, "front_matter_format": front.format}
@@ -430,7 +431,7 @@ def _assemble(
         "markdown",
         tuple(nodes),
         tuple(units),
-        tuple(exclusions),
+        exclusions,
         tuple(diagnostics),
         metadata,
     )

@@ -69,7 +69,7 @@ from fastrag.normalization.formats._rst_docutils import RstParser, release_doctr
 from fastrag.normalization.formats._rst_tree import Draft, build_draft
 from fastrag.normalization.model import (
     CoverageUnit,
-    Exclusion,
+    Exclusions,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
@@ -197,7 +197,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
             )
         )
     units: list[CoverageUnit] = []
-    exclusions: list[Exclusion] = []
+    excluded: _Excluded = ([], [], [])
     position = 0
     owned = draft.owned
     if any(owned[i][0] < owned[i - 1][1] for i in range(1, len(owned))):
@@ -207,7 +207,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
         )
     for start, end, owner, reason in owned:
         if start > position:
-            exclusions.append(_whitespace(content, position, start, document.id))
+            _whitespace(excluded, content, position, start, document.id)
         if owner >= 0:
             node_span = spans[owner]
             span = (
@@ -217,22 +217,44 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
             )
             units.append(CoverageUnit(f"{prefix}:u{len(units)}", ids[owner], span))
         else:
-            exclusions.append(Exclusion(SourceSpan(start, end), reason))
+            _exclude(excluded, start, end, reason)
         position = end
     if position < len(content):
-        exclusions.append(_whitespace(content, position, len(content), document.id))
+        _whitespace(excluded, content, position, len(content), document.id)
     diagnostics = [f"offset {offset}: {message}" for offset, message in draft.notes]
     result = NormalizedDocument(
-        document, "rst", tuple(nodes), tuple(units), tuple(exclusions), tuple(diagnostics)
+        document,
+        "rst",
+        tuple(nodes),
+        tuple(units),
+        Exclusions.from_offsets(*excluded),
+        tuple(diagnostics),
     )
     return result.validate()
 
 
-def _whitespace(content: str, start: int, end: int, document_id: str) -> Exclusion:
-    """A gap between owned ranges; by construction it holds only whitespace."""
+_Excluded = tuple[list[int], list[int], list[str]]
+"""Exclusion columns: starts, ends, reasons (``Exclusions.from_offsets``)."""
+
+
+def _exclude(excluded: _Excluded, start: int, end: int, reason: str) -> None:
+    """Append one exclusion to the (starts, ends, reasons) columns."""
+    excluded[0].append(start)
+    excluded[1].append(end)
+    excluded[2].append(reason)
+
+
+def _whitespace(
+    excluded: _Excluded,
+    content: str,
+    start: int,
+    end: int,
+    document_id: str,
+) -> None:
+    """Exclude a gap between owned ranges; by construction it holds only whitespace."""
     if not content[start:end].isspace():
         raise NormalizationError(
             f"rst document {document_id!r}: internal error, unowned text at offset "
             f"{start}; please report it with the document"
         )
-    return Exclusion(SourceSpan(start, end), "whitespace")
+    _exclude(excluded, start, end, "whitespace")

@@ -21,7 +21,7 @@ from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.model import (
     CoverageUnit,
-    Exclusion,
+    Exclusions,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
@@ -101,12 +101,14 @@ class TextNormalizer:
         root_id = f"{prefix}:document:0"
         nodes: list[NormalizedNode] = []
         units: list[CoverageUnit] = []
-        exclusions: list[Exclusion] = []
+        gap_starts: list[int] = []  # whitespace between paragraphs (Exclusions)
+        gap_ends: list[int] = []
         children: list[str] = []
         position = 0
         for ordinal, (start, end) in enumerate(_paragraph_spans(content), start=1):
             if start > position:
-                exclusions.append(Exclusion(SourceSpan(position, start), "whitespace"))
+                gap_starts.append(position)
+                gap_ends.append(start)
             node_id = f"{prefix}:paragraph:{ordinal}"
             span = SourceSpan(start, end)
             nodes.append(NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id))
@@ -114,7 +116,11 @@ class TextNormalizer:
             children.append(node_id)
             position = end
         if position < len(content):
-            exclusions.append(Exclusion(SourceSpan(position, len(content)), "whitespace"))
+            gap_starts.append(position)
+            gap_ends.append(len(content))
+        exclusions = Exclusions.from_offsets(
+            gap_starts, gap_ends, ("whitespace",) * len(gap_starts)
+        )
         root = NormalizedNode(
             root_id,
             "document",
@@ -123,7 +129,5 @@ class TextNormalizer:
             None,
             tuple(children),
         )
-        result = NormalizedDocument(
-            document, "text", (root, *nodes), tuple(units), tuple(exclusions)
-        )
+        result = NormalizedDocument(document, "text", (root, *nodes), tuple(units), exclusions)
         return result.validate()
