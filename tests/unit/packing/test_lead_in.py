@@ -416,3 +416,38 @@ def test_lead_in_heavy_documents_keep_the_contract(
         assert config.oversized_block_policy == "split_with_context"
         return
     check_pieces(normalized, pieces, tokenizer_named(name), config)
+
+
+LONG_INTRO = (
+    "Functions that steal a reference make populating a new tuple short, because each "
+    "new object goes straight into its slot and nothing has to be released afterwards; "
+    "the code that builds the tuple (1, 2, 'three') could look like this (error "
+    "handling left out for the moment):"
+)
+SAMPLE = "t = PyTuple_New(3);\nPyTuple_SetItem(t, 0, one);"
+AFTER = "Here the new reference is stolen at once, so the caller owns nothing more."
+
+
+@pytest.mark.parametrize(
+    ("content_format", "text", "code"),
+    [
+        ("markdown", f"{LONG_INTRO}\n\n```c\n{SAMPLE}\n```\n\n{AFTER}\n", f"```c\n{SAMPLE}\n```"),
+        (
+            "rst",
+            f"{LONG_INTRO[:-1]}::\n\n    {SAMPLE.replace(chr(10), chr(10) + '    ')}\n\n{AFTER}\n",
+            "    " + SAMPLE.replace("\n", "\n    "),
+        ),
+    ],
+)
+def test_a_long_paragraph_ending_with_a_colon_keeps_the_block_it_announces(
+    content_format: str, text: str, code: str
+) -> None:
+    # Too long to be a lead-in (pulled forward whole), so the chunk ends after it at
+    # the target; the code sample it announces fits behind it within the maximum.
+    assert len(LONG_INTRO) > MAX_LEAD_IN_CHARS
+    budget = {"target_tokens": 300, "max_tokens": 400, "min_preferred_tokens": 0}
+    first, second = contents(text, content_format, **budget)
+    assert first.endswith(code) and second == AFTER
+    # Without the room, the chunk ends after the paragraph as before.
+    tight = {"target_tokens": 280, "max_tokens": 300, "min_preferred_tokens": 0}
+    assert contents(text, content_format, **tight)[0].endswith(":")
