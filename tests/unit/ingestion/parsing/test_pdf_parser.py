@@ -67,7 +67,7 @@ def test_parsed_metadata(name: str) -> None:
     document = parsed(name)
     metadata = document.metadata
     assert metadata["content_format"] == ContentFormat.MARKDOWN
-    assert metadata["parser_version"] == "PdfParser:5"
+    assert metadata["parser_version"] == "PdfParser:6"
     assert metadata["page_count"] == len(page_sizes(name))
     assert metadata["heading_source"] in {"outline", "layout", "none"}
     assert all(isinstance(page, int) for page in metadata["pages_without_text"])
@@ -127,6 +127,14 @@ def test_bashref_running_headers_and_page_numbers_are_gone() -> None:
         f"furniture: {removed} running header/footer and page-number lines removed"
         in (document.metadata["parse_diagnostics"])
     )
+
+
+def test_a_chapter_page_number_is_furniture() -> None:
+    # The handbook numbers pages by chapter: "7-45" closed the page's last chunk.
+    document = parsed("amt_handbook_sample.pdf")
+    assert "7-45" not in document.content
+    assert "Figure 7-27. Stainless steel self-locking nut." in document.content
+    assert document.metadata["removed_furniture"] == 1
 
 
 def test_lists_code_and_tables_are_markdown_structure() -> None:

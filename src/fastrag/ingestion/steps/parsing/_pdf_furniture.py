@@ -4,7 +4,7 @@ A line is furniture when it sits in the top or bottom band of its page (``BAND``
 page height, or the page's first or last row when a gap sets it apart from the text),
 is not larger than body text, and either
 
-* is a page number alone (``12``, ``xi``, ``Page 3 of 9``, ``- 4 -``), or
+* is a page number alone (``12``, ``xi``, ``Page 3 of 9``, ``- 4 -``, ``7-45``), or
 * repeats on other pages at the same height once digits are ignored (``Chapter 3: Basic
   Shell Features 25``, ``Federal Register / Vol. 85 … 47699``), or
 * is the page's first or last row and stands exactly where repeated furniture stands
@@ -34,7 +34,9 @@ _SAME_HEIGHT: Final = 2.0
 _MAX_WORDS: Final = 20
 _PAGE_NUMBER = re.compile(
     r"(?:page\s+)?(?:\d{1,5}|[ivxlcdm]{1,8})(?:\s*(?:/|of)\s*\d{1,5})?"
-    r"|[-–—]\s*\d{1,5}\s*[-–—]|\[\d{1,5}\]",
+    r"|[-–—]\s*\d{1,5}\s*[-–—]|\[\d{1,5}\]"
+    # Chapter-page numbers of manuals and handbooks: "7-45", "A-3", "12–104".
+    r"|(?:page\s+)?(?:\d{1,3}|[a-z])[-–]\d{1,4}",
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
