@@ -39,6 +39,10 @@ _PAGE_NUMBER = re.compile(
     r"|(?:page\s+)?(?:\d{1,3}|[a-z])[-–]\d{1,4}",
     re.IGNORECASE,
 )
+_MASTHEAD_ZONE: Final = 0.15
+"""How far down (up) a first page's masthead (footer) may reach (``_masthead``)."""
+_MASTHEAD_CHARS: Final = 8
+"""Shortest masthead line taken for a piece of a running header: not a lone word."""
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 
@@ -73,8 +77,7 @@ def find_furniture(pages: Sequence[PageText], body_size: float) -> frozenset[Key
             key = (page.number, index)
             if _PAGE_NUMBER.fullmatch(span.text.strip()):
                 furniture.add(key)
-            normal = _SPACES.sub(" ", _DIGITS.sub("#", span.text.casefold())).strip()
-            candidates.append((key, band, span.box.y0, normal))
+            candidates.append((key, band, span.box.y0, _normal(span.text)))
     repeated = _repeated(candidates)
     furniture |= repeated
     positions = Counter(
@@ -85,7 +88,53 @@ def find_furniture(pages: Sequence[PageText], body_size: float) -> frozenset[Key
         around = round(y / _SAME_HEIGHT)
         if key in edges and any((band, around + step) in common for step in (-1, 0, 1)):
             furniture.add(key)
+    furniture |= _masthead(
+        pages, limit, [(key, band, text) for key, band, _y, text in candidates if key in repeated]
+    )
     return frozenset(furniture)
+
+
+def _masthead(
+    pages: Sequence[PageText], limit: float, running: list[tuple[Key, str, str]]
+) -> set[Key]:
+    """Lines of a page without a running header or footer of its own that are pieces
+    of the running header or footer printed on other pages.
+
+    A journal's first page sets its masthead as several lines instead of the one-line
+    header of the pages after it: the Federal Register's page 1 prints "Federal
+    Register", "Vol. 85, No. 152" and "Thursday, August 6, 2020" at the top of a column,
+    reaching below the header band, and they landed in the middle of a sentence of
+    the text read after them. Each such line, digits ignored, is part of the running
+    header "Federal Register / Vol. 85, No. 152 / Thursday, August 6, 2020 / Proposed
+    Rules" of the pages after it.
+    """
+    texts: defaultdict[str, set[str]] = defaultdict(set)
+    pages_with: defaultdict[str, set[int]] = defaultdict(set)
+    for (page_number, _index), band, text in running:
+        texts[band].add(text)
+        pages_with[band].add(page_number)
+    found: set[Key] = set()
+    for page in pages:
+        top, bottom = page.height * _MASTHEAD_ZONE, page.height * (1 - _MASTHEAD_ZONE)
+        for index, span in enumerate(page.spans):
+            if span.size > limit:
+                continue
+            band = "top" if span.box.y1 <= top else "bottom" if span.box.y0 >= bottom else ""
+            if not band or page.number in pages_with[band]:
+                continue
+            normal = _normal(span.text)
+            if (
+                len(normal) >= _MASTHEAD_CHARS
+                and any(char.isalpha() for char in normal)
+                and any(normal in header for header in texts[band])
+            ):
+                found.add((page.number, index))
+    return found
+
+
+def _normal(text: str) -> str:
+    """``text`` compared digit-blind: casefolded, digit runs as ``#``, spaces collapsed."""
+    return _SPACES.sub(" ", _DIGITS.sub("#", text.casefold())).strip()
 
 
 def _edge_rows(page: PageText) -> tuple[set[int], set[int]]:
