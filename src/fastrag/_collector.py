@@ -8,7 +8,10 @@ generation of 10,000 leaves the engine about a tenth faster on the Markdown benc
 corpus (3.5–3.9× → 3.2–3.3× the tokenization floor, measured alternating in one
 process) and ``fastrag ingest`` over the whole bench corpus 10–15 % cheaper (33.5–35.2
 → 30.1–30.5 CPU-s with one worker, 38.9–39.8 → 33.8–35.0 with two; same records), and
-delays the collection of real cyclic garbage by a few thousand objects.
+delays the collection of real cyclic garbage by a few thousand objects. Those figures
+predate exclusions kept as offset arrays (a third fewer tracked objects per tree): in
+instructions (callgrind) the setting now saves 2–3 % of the engine's work on Markdown
+and HTML.
 
 The library itself never calls this: the collector is process-wide state, and an
 application embedding fastrag owns it. The ``fastrag`` command and the worker
