@@ -185,13 +185,28 @@ class Finisher:
         context = costs.context_cost(
             atom.block, costs.contexts(atom.block, atom.start, optional=False)
         )
+        # The piece may itself be the context repeated in every later piece (a table's
+        # header rows): it is never cut, and only dropping the repetition helps.
+        repeated = [
+            found
+            for found in costs.contexts(atom.block, len(block.text), optional=False)
+            if found.start < atom.end and atom.start < found.end
+        ]
+        why = (
+            f" (it is the {repeated[0].kind.replace('_', ' ')}, repeated as context in every "
+            "other piece of the node, so it is never cut)"
+            if repeated
+            else ""
+        )
+        relax = {"table": "preserve_table_rows", "code": "preserve_code_blocks"}.get(block.kind)
         raise ChunkingError(
             f"document {costs.layout.normalized.document.id!r}: node {block.node_id!r} "
             f"({block.kind}) cannot be packed within max_tokens={costs.config.max_tokens}: "
             f"its smallest piece [{atom.start}, {atom.end}) of the node's display counts "
             f"{counted} tokens with its mandatory context (heading-path prefix "
             f"{costs.count(prefix) if prefix else 0} tokens, repeated structure ~{context} "
-            f"tokens) and cannot be cut further; raise max_tokens, set "
-            f"include_heading_path_in_embedding=False, or use "
-            f"oversized_block_policy='preserve_and_flag' to keep it whole and flagged"
+            f"tokens) and cannot be cut further{why}; raise max_tokens, set "
+            f"include_heading_path_in_embedding=False, "
+            + (f"set {relax}=False to cut it as plain lines, " if relax and repeated else "")
+            + "or use oversized_block_policy='preserve_and_flag' to keep it whole and flagged"
         )

@@ -267,6 +267,29 @@ def test_mandatory_context_that_cannot_fit_raises_naming_the_node() -> None:
     assert any(m["overflow"] for _, m in flagged)
 
 
+def test_a_table_header_too_long_to_repeat_is_named_with_the_way_out() -> None:
+    columns = range(40)
+    text = (
+        "|"
+        + "|".join(f"h{i}" for i in columns)
+        + "|\n"
+        + "|"
+        + "|".join("-" for _ in columns)
+        + "|\n"
+        + "|"
+        + "|".join("c" for _ in columns)
+        + "|\n"
+    )
+    budget = {"target_tokens": 80, "max_tokens": 100, "min_preferred_tokens": 0}
+    with pytest.raises(ChunkingError) as caught:
+        packed(text, **budget)
+    message = str(caught.value)
+    assert "it is the table header, repeated as context in every other piece" in message
+    assert "set preserve_table_rows=False" in message
+    relaxed = packed(text, preserve_table_rows=False, **budget)  # the way out works
+    assert len(relaxed) > 1 and not any(m["overflow"] for _, m in relaxed)
+
+
 @pytest.mark.parametrize(
     ("text", "content_format"),
     [
