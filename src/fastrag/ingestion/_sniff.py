@@ -126,7 +126,7 @@ def sniff(head: bytes, name: str, *, path: Path | None = None) -> Sniffed:
         return Sniffed(SourceType.PDF.value, "content")
     if head[:4] == b"PK\x03\x04":
         return _sniff_zip(path)
-    text, has_utf16_bom = _head_text(head)
+    text, has_utf16_bom, replaced = _head_text(head)
     if _looks_html(text):
         return Sniffed(SourceType.HTML.value, "content")
     if not has_utf16_bom and b"\x00" in head:
@@ -136,7 +136,7 @@ def sniff(head: bytes, name: str, *, path: Path | None = None) -> Sniffed:
             "content looks binary (NUL bytes in the first 8 KB and no UTF-16 byte-order "
             "mark); it is not a text document",
         )
-    if binary_ratio(text) > _BINARY_RATIO:
+    if binary_ratio(text, replaced) > _BINARY_RATIO:
         return Sniffed(
             None,
             "content",
@@ -162,22 +162,35 @@ def sniff(head: bytes, name: str, *, path: Path | None = None) -> Sniffed:
     return Sniffed(detected.value, "extension")
 
 
-def binary_ratio(text: str) -> float:
-    """Share of replacement and C0 control characters (tab/newlines excluded) in ``text``."""
+def binary_ratio(text: str, replaced: int | None = None) -> float:
+    """Share of undecodable and C0 control characters (tab/newlines excluded) in ``text``.
+
+    ``replaced``: how many U+FFFD the decoder put in for undecodable bytes, when the
+    caller knows; the rest are the text's own (valid UTF-8 may spell U+FFFD) and count
+    as text. ``None``: every U+FFFD counts as undecodable.
+    """
     if not text:
         return 0.0
-    return len(_SUSPICIOUS.findall(text)) / len(text)
+    suspicious = len(_SUSPICIOUS.findall(text))
+    if replaced is not None:
+        suspicious += replaced - text.count("\ufffd")
+    return suspicious / len(text)
 
 
-def _head_text(head: bytes) -> tuple[str, bool]:
-    """Decode ``head`` for marker checks: by its BOM, else UTF-8 (a cut last char is fine)."""
+def _head_text(head: bytes) -> tuple[str, bool, int | None]:
+    """Decode ``head`` for marker checks: by its BOM, else UTF-8 (a cut last char is fine).
+
+    Also how many U+FFFD stand for undecodable bytes (UTF-8: those not spelled in the
+    bytes; ``None`` for UTF-16, where every one counts).
+    """
     if head[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         encoding = "utf-16-le" if head[:2] == codecs.BOM_UTF16_LE else "utf-16-be"
         body = head[2:]
-        return body[: len(body) - len(body) % 2].decode(encoding, errors="replace"), True
+        return body[: len(body) - len(body) % 2].decode(encoding, errors="replace"), True, None
     body = head[3:] if head[:3] == codecs.BOM_UTF8 else head
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    return decoder.decode(body, final=False), False
+    text = decoder.decode(body, final=False)
+    return text, False, text.count("\ufffd") - body.count("\ufffd".encode())
 
 
 def _looks_html(text: str) -> bool:

@@ -32,6 +32,8 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not
         ("x.txt", codecs.BOM_UTF16_LE + "<html>".encode("utf-16-le"), "html", "content"),
         ("x.txt", codecs.BOM_UTF16_LE + "hello".encode("utf-16-le"), "text", "extension"),
         ("x.md", b"%PDF-1.7\n%\xe2\xe3", "pdf", "content"),
+        # U+FFFD spelled in valid UTF-8 is text, not undecodable bytes.
+        ("x.txt", "\ufffd\ufffd ok".encode(), "text", "extension"),
     ],
 )
 def test_content_then_extension(name: str, head: bytes, expected: str, detected_by: str) -> None:
@@ -44,6 +46,7 @@ def test_content_then_extension(name: str, head: bytes, expected: str, detected_
     [
         ("garbage.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "NUL bytes"),
         ("garbage.md", bytes(range(128, 256)) * 4, "mostly undecodable"),
+        ("garbage.md", b"\xef\xbf\xbd" + bytes(range(128, 256)) * 4, "mostly undecodable"),
         ("fake.pdf", b"just some text", "no pdf signature"),
         ("fake.docx", b"just some text", "no docx signature"),
         ("script.py", b"print('hi')\n", "no parser for extension '.py'"),

@@ -106,7 +106,7 @@ def decode_text(
             )
     with _collecting() as bad:
         text = body.decode(encoding, errors=_ERRORS)
-    if bad and not declared and offset == 0 and _is_legacy(body, text):
+    if bad and not declared and offset == 0 and _is_legacy(body, text, len(bad)):
         high = len(body) - len(body.translate(None, _HIGH_BYTES))
         notes.append(
             f"encoding: no charset declared and not UTF-8 ({high} byte(s) above 0x7F, no "
@@ -122,7 +122,8 @@ def decode_text(
             f"undecodable: {count} byte(s) in {len(bad)} place(s) are not valid {encoding} "
             f"and were replaced with U+FFFD; the first at byte offset {bad[0][0] + offset}"
         )
-    if binary_ratio(text) > BINARY_RATIO:
+    # Each undecodable byte range became one U+FFFD; the text's own U+FFFD are text.
+    if binary_ratio(text, len(bad)) > BINARY_RATIO:
         raise ParsingError(
             f"{name}: looks binary (over {BINARY_RATIO:.0%} of its {len(text)} decoded "
             f"characters are undecodable or control characters as {encoding}); exclude "
@@ -140,11 +141,11 @@ def is_ascii_compatible(encoding: str) -> bool:
         return False
 
 
-def _is_legacy(body: bytes, utf8_text: str) -> bool:
+def _is_legacy(body: bytes, utf8_text: str, replaced: int) -> bool:
     """Undeclared bytes that are 8-bit legacy text: no valid UTF-8 multi-byte sequence,
     and not so damaged as UTF-8 that the binary check refuses them anyway (binary data
     must stay refused, not turn into plausible windows-1252 letters)."""
-    return binary_ratio(utf8_text) <= BINARY_RATIO and _UTF8_SEQUENCE.search(body) is None
+    return binary_ratio(utf8_text, replaced) <= BINARY_RATIO and _UTF8_SEQUENCE.search(body) is None
 
 
 @contextmanager
