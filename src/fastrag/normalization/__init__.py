@@ -7,6 +7,7 @@ markup. Select one by the document's explicit ``metadata["content_format"]``.
 from fastrag.normalization.model import (
     CoverageUnit,
     Exclusion,
+    ExclusionColumns,
     Exclusions,
     MapSegment,
     NormalizedDocument,
@@ -24,6 +25,7 @@ __all__ = [
     "BUILTIN_FORMATS",
     "CoverageUnit",
     "Exclusion",
+    "ExclusionColumns",
     "Exclusions",
     "MapSegment",
     "NormalizedDocument",

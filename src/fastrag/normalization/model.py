@@ -42,6 +42,7 @@ from fastrag.models import Document
 __all__ = [
     "CoverageUnit",
     "Exclusion",
+    "ExclusionColumns",
     "Exclusions",
     "MapSegment",
     "NormalizedDocument",
@@ -432,6 +433,26 @@ class Exclusions(Sequence[Exclusion]):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Exclusions.from_offsets, (self._starts, self._ends, self._reasons))
+
+
+class ExclusionColumns:
+    """Exclusions recorded one at a time, in source order, as ``Exclusions`` columns:
+    an adapter's partition loop appends without building a value per exclusion."""
+
+    __slots__ = ("ends", "reasons", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.reasons: list[str] = []
+
+    def add(self, start: int, end: int, reason: str) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
+        self.reasons.append(reason)
+
+    def build(self) -> Exclusions:
+        return Exclusions.from_offsets(self.starts, self.ends, self.reasons)
 
 
 @dataclass(frozen=True, slots=True)

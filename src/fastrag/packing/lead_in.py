@@ -54,6 +54,7 @@ __all__ = [
     "LABELLED_KINDS",
     "LEAD_IN_KINDS",
     "MAX_LEAD_IN_CHARS",
+    "announces",
     "ends_with_colon",
     "introduces",
     "is_label",
@@ -193,6 +194,20 @@ def _colon_sentence(text: str) -> bool:
     """A short sentence ending with a colon ("Improvements:", "…the following:")."""
     # the colon test before the length: it looks at 64 characters
     return ends_with_colon(text) and len(text.strip()) <= MAX_LEAD_IN_CHARS
+
+
+def announces(block: Block, following: Block) -> bool:
+    """Whether paragraph ``block`` ends with ":" right before a block of its section that
+    a colon introduces, whatever its length: a short one is also a lead-in (``mark``);
+    the packer lets a chunk pass its target to keep a longer one with the block it
+    announces (``merge.pack_atoms``)."""
+    return (
+        block.kind in LEAD_IN_KINDS
+        and following.kind in INTRODUCED_KINDS
+        and following.section == block.section
+        and not following.blank
+        and ends_with_colon(block.text)
+    )
 
 
 def _leads_in(block: Block, following: Block, plain_text: bool) -> bool:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from fastrag.packing.blocks import Strength
 from fastrag.packing.costs import Costs
-from fastrag.packing.lead_in import INTRODUCED_KINDS, LEAD_IN_KINDS, ends_with_colon
+from fastrag.packing.lead_in import announces
 from fastrag.packing.refine import Atom
 
 if TYPE_CHECKING:
@@ -179,21 +179,13 @@ def _without_runt(
 
 
 def _introduces(blocks: Sequence[Block], before: Atom, after: Atom) -> bool:
-    """Whether a chunk ending between ``before`` and ``after`` would end on a paragraph
-    ending with ":" and start the next on the whole block that paragraph announces.
-
-    A short colon sentence is a lead-in (``lead_in.py``) and never ends a chunk; this is
-    the longer paragraph that only ends with one ("… could look like this (forgetting
-    about error handling for the moment):" and then the code): too long to pull forward,
-    but the block it announces may still fit behind it."""
-    block, following = blocks[before.block], blocks[after.block]
+    """Whether a chunk ending between ``before`` and ``after`` would end on a whole
+    paragraph ending with ":" and open the next on the whole block it announces
+    (``lead_in.announces``): "… could look like this (forgetting about error handling
+    for the moment):", too long to be a lead-in, then the code."""
+    block = blocks[before.block]
     return (
-        before.end == len(block.text)
-        and after.start == 0
-        and block.kind in LEAD_IN_KINDS
-        and following.kind in INTRODUCED_KINDS
-        and following.section == block.section
-        and ends_with_colon(block.text)
+        before.end == len(block.text) and after.start == 0 and announces(block, blocks[after.block])
     )
 
 

@@ -11,6 +11,7 @@ from fastrag.models import Document
 from fastrag.normalization import (
     CoverageUnit,
     Exclusion,
+    ExclusionColumns,
     Exclusions,
     MapSegment,
     NormalizedDocument,
@@ -231,6 +232,10 @@ def test_exclusions_are_kept_as_offsets_and_read_as_values() -> None:
     assert table != "not exclusions"
     assert Exclusions.of(table) is table
     assert Exclusions.from_offsets([3, 15], [5, 17], ["whitespace"] * 2) == table
+    columns = ExclusionColumns()
+    columns.add(3, 5, "whitespace")
+    columns.add(15, 17, "whitespace")
+    assert columns.build() == table
     assert hash(Exclusions(given)) == hash(table) == hash(given)  # equal, so hashed alike
     assert pickle.loads(pickle.dumps(table)) == table
     assert repr(table) == f"Exclusions({list(given)!r})"

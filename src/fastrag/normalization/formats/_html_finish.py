@@ -19,6 +19,7 @@ from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_text import CONTAINER, Block
 from fastrag.normalization.model import (
     CoverageUnit,
+    ExclusionColumns,
     Exclusions,
     MapSegment,
     NormalizedDocument,
@@ -95,16 +96,8 @@ def _partition(
     """
     length = len(content)
     units: list[CoverageUnit] = []
-    excluded_starts: list[int] = []
-    excluded_ends: list[int] = []
-    reasons: list[str] = []
-
-    def add_exclusion(start: int, end: int, reason: str) -> None:
-        excluded_starts.append(start)
-        excluded_ends.append(end)
-        reasons.append(reason)
-
-    add_unit = units.append  # hot loop: one per claim
+    excluded = ExclusionColumns()
+    add_unit, add_exclusion = units.append, excluded.add  # hot loop: one per claim
     position = 0
     starts = cast("list[int]", claims[0::3])
     ends = cast("list[int]", claims[1::3])
@@ -129,7 +122,7 @@ def _partition(
         position = end
     if position < length:
         add_exclusion(position, length, "markup")
-    return units, Exclusions.from_offsets(excluded_starts, excluded_ends, reasons)
+    return units, excluded.build()
 
 
 def _spaces_or_tags(

@@ -69,7 +69,7 @@ from fastrag.normalization.formats._rst_docutils import RstParser, release_doctr
 from fastrag.normalization.formats._rst_tree import Draft, build_draft
 from fastrag.normalization.model import (
     CoverageUnit,
-    Exclusions,
+    ExclusionColumns,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
@@ -197,7 +197,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
             )
         )
     units: list[CoverageUnit] = []
-    excluded: _Excluded = ([], [], [])
+    excluded = ExclusionColumns()
     position = 0
     owned = draft.owned
     if any(owned[i][0] < owned[i - 1][1] for i in range(1, len(owned))):
@@ -217,7 +217,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
             )
             units.append(CoverageUnit(f"{prefix}:u{len(units)}", ids[owner], span))
         else:
-            _exclude(excluded, start, end, reason)
+            excluded.add(start, end, reason)
         position = end
     if position < len(content):
         _whitespace(excluded, content, position, len(content), document.id)
@@ -227,25 +227,14 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
         "rst",
         tuple(nodes),
         tuple(units),
-        Exclusions.from_offsets(*excluded),
+        excluded.build(),
         tuple(diagnostics),
     )
     return result.validate()
 
 
-_Excluded = tuple[list[int], list[int], list[str]]
-"""Exclusion columns: starts, ends, reasons (``Exclusions.from_offsets``)."""
-
-
-def _exclude(excluded: _Excluded, start: int, end: int, reason: str) -> None:
-    """Append one exclusion to the (starts, ends, reasons) columns."""
-    excluded[0].append(start)
-    excluded[1].append(end)
-    excluded[2].append(reason)
-
-
 def _whitespace(
-    excluded: _Excluded,
+    excluded: ExclusionColumns,
     content: str,
     start: int,
     end: int,
@@ -257,4 +246,4 @@ def _whitespace(
             f"rst document {document_id!r}: internal error, unowned text at offset "
             f"{start}; please report it with the document"
         )
-    _exclude(excluded, start, end, "whitespace")
+    excluded.add(start, end, "whitespace")

@@ -21,7 +21,7 @@ from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.model import (
     CoverageUnit,
-    Exclusions,
+    ExclusionColumns,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
@@ -101,14 +101,12 @@ class TextNormalizer:
         root_id = f"{prefix}:document:0"
         nodes: list[NormalizedNode] = []
         units: list[CoverageUnit] = []
-        gap_starts: list[int] = []  # whitespace between paragraphs (Exclusions)
-        gap_ends: list[int] = []
+        gaps = ExclusionColumns()  # the whitespace between paragraphs
         children: list[str] = []
         position = 0
         for ordinal, (start, end) in enumerate(_paragraph_spans(content), start=1):
             if start > position:
-                gap_starts.append(position)
-                gap_ends.append(start)
+                gaps.add(position, start, "whitespace")
             node_id = f"{prefix}:paragraph:{ordinal}"
             span = SourceSpan(start, end)
             nodes.append(NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id))
@@ -116,11 +114,7 @@ class TextNormalizer:
             children.append(node_id)
             position = end
         if position < len(content):
-            gap_starts.append(position)
-            gap_ends.append(len(content))
-        exclusions = Exclusions.from_offsets(
-            gap_starts, gap_ends, ("whitespace",) * len(gap_starts)
-        )
+            gaps.add(position, len(content), "whitespace")
         root = NormalizedNode(
             root_id,
             "document",
@@ -129,5 +123,5 @@ class TextNormalizer:
             None,
             tuple(children),
         )
-        result = NormalizedDocument(document, "text", (root, *nodes), tuple(units), exclusions)
+        result = NormalizedDocument(document, "text", (root, *nodes), tuple(units), gaps.build())
         return result.validate()
