@@ -13,6 +13,8 @@ from fastrag.normalization.model import (
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    UnitColumns,
+    Units,
 )
 from fastrag.normalization.registry import (
     BUILTIN_FORMATS,
@@ -33,5 +35,7 @@ __all__ = [
     "Normalizer",
     "NormalizerRegistry",
     "SourceSpan",
+    "UnitColumns",
+    "Units",
     "UnsupportedFormatError",
 ]

@@ -48,6 +48,8 @@ __all__ = [
     "NormalizedDocument",
     "NormalizedNode",
     "SourceSpan",
+    "UnitColumns",
+    "Units",
 ]
 
 _NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
@@ -455,6 +457,243 @@ class ExclusionColumns:
         return Exclusions.from_offsets(self.starts, self.ends, self.reasons)
 
 
+class Units(Sequence[CoverageUnit]):
+    """A document's coverage units in source order, kept as columns.
+
+    A document has a unit for nearly every block: about 66,000 for 10 MB of Markdown. As
+    ``CoverageUnit`` objects, each with its own id string, they were 0.84x the input in
+    memory, and work for every pass of the cyclic collector; the packer and validators
+    read only their offsets and owners. Here a unit costs two offsets and a reference to
+    its owner's id string (24 bytes). Ids an adapter numbers (``from_offsets``: unit ``i``
+    is ``f"{id_prefix}{i}"``) are not stored at all. Items are built on access:
+    ``units[i]`` and iteration give ``CoverageUnit`` values, equal (not identical) each
+    time; readers that only need offsets and owners take ``starts``, ``ends`` and
+    ``node_ids`` instead.
+
+    Compares equal to any sequence of the same ``CoverageUnit`` values (a tuple included).
+    """
+
+    __slots__ = ("_ends", "_ids", "_node_ids", "_prefix", "_starts")
+
+    _starts: array[int]
+    _ends: array[int]
+    _node_ids: tuple[str, ...]
+    _ids: tuple[str, ...] | None
+    """The ids, when they are not ``_prefix`` plus the position."""
+    _prefix: str
+
+    def __init__(self, units: Iterable[CoverageUnit] = ()) -> None:
+        starts: list[int] = []
+        ends: list[int] = []
+        node_ids: list[str] = []
+        ids: list[str] = []
+        for unit in units:
+            if not isinstance(unit, CoverageUnit):
+                raise NormalizationError(f"units must be CoverageUnit values (got {unit!r})")
+            starts.append(unit.span.start)
+            ends.append(unit.span.end)
+            node_ids.append(unit.node_id)
+            ids.append(unit.unit_id)
+        self._set(starts, ends, node_ids, tuple(ids), "")
+
+    @classmethod
+    def from_offsets(
+        cls,
+        starts: Sequence[int],
+        ends: Sequence[int],
+        node_ids: Sequence[str],
+        *,
+        id_prefix: str,
+    ) -> Units:
+        """Unit ``i`` is ``[starts[i], ends[i])``, owned by ``node_ids[i]``, with the id
+        ``f"{id_prefix}{i}"``.
+
+        The checks ``CoverageUnit`` makes (nonempty, nonnegative ranges), made over whole
+        lists: the adapters build tens of thousands at once.
+        """
+        if not isinstance(id_prefix, str):
+            raise NormalizationError(f"unit id_prefix must be a str (got {id_prefix!r})")
+        made = cls.__new__(cls)
+        made._set(starts, ends, node_ids, None, id_prefix)
+        return made
+
+    @classmethod
+    def of(cls, units: Iterable[CoverageUnit]) -> Units:
+        """``units`` itself if it is a ``Units``, else its values as one."""
+        return units if isinstance(units, Units) else cls(units)
+
+    def _set(
+        self,
+        starts: Sequence[int],
+        ends: Sequence[int],
+        node_ids: Sequence[str],
+        ids: tuple[str, ...] | None,
+        prefix: str,
+    ) -> None:
+        if not len(starts) == len(ends) == len(node_ids):
+            raise NormalizationError(
+                f"units need as many ends and node ids as starts (got {len(starts)} "
+                f"starts, {len(ends)} ends, {len(node_ids)} node ids)"
+            )
+        try:
+            self._starts = array("q", starts)
+            self._ends = array("q", ends)
+        except (TypeError, OverflowError) as error:
+            raise NormalizationError(f"unit offsets must be ints ({error})") from None
+        self._node_ids = tuple(node_ids)
+        self._ids = ids
+        self._prefix = prefix
+        if not all(map(int.__lt__, self._starts, self._ends)) or (
+            self._starts and min(self._starts) < 0
+        ):
+            bad = next(
+                index
+                for index, (start, end) in enumerate(zip(self._starts, self._ends, strict=True))
+                if not 0 <= start < end
+            )
+            raise NormalizationError(
+                f"unit {self.unit_id(bad)!r}: span must be a nonempty range with "
+                f"0 <= start < end (got start={self._starts[bad]}, end={self._ends[bad]})"
+            )
+        if not set(map(type, self._node_ids)) <= {str}:
+            bad = next(i for i, node_id in enumerate(self._node_ids) if type(node_id) is not str)
+            raise NormalizationError(
+                f"unit {self.unit_id(bad)!r}: node_id must be a str (got {self._node_ids[bad]!r})"
+            )
+
+    @property
+    def starts(self) -> memoryview:
+        """Where each unit starts (read-only)."""
+        return memoryview(self._starts).toreadonly()
+
+    @property
+    def ends(self) -> memoryview:
+        """Where each unit ends (read-only)."""
+        return memoryview(self._ends).toreadonly()
+
+    @property
+    def node_ids(self) -> tuple[str, ...]:
+        """The id of the node owning each unit."""
+        return self._node_ids
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every unit's id, in order (built on each call when the adapter numbered them)."""
+        if self._ids is not None:
+            return self._ids
+        prefix = self._prefix
+        return tuple(f"{prefix}{index}" for index in range(len(self._node_ids)))
+
+    @property
+    def numbered(self) -> bool:
+        """Whether the ids are a prefix plus the position, hence distinct by construction."""
+        return self._ids is None
+
+    def unit_id(self, index: int) -> str:
+        """The id of unit ``index``, without building the unit."""
+        if self._ids is not None:
+            return self._ids[index]
+        return f"{self._prefix}{range(len(self._node_ids))[index]}"
+
+    def __len__(self) -> int:
+        return len(self._node_ids)
+
+    @overload
+    def __getitem__(self, index: int) -> CoverageUnit: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Units: ...
+
+    def __getitem__(self, index: int | slice) -> CoverageUnit | Units:
+        if isinstance(index, slice):
+            made = Units.__new__(Units)
+            made._set(
+                self._starts[index],
+                self._ends[index],
+                self._node_ids[index],
+                self.ids[index],
+                "",
+            )
+            return made
+        return CoverageUnit(
+            self.unit_id(index),
+            self._node_ids[index],
+            SourceSpan(self._starts[index], self._ends[index]),
+        )
+
+    def __iter__(self) -> Iterator[CoverageUnit]:
+        spans = map(SourceSpan, self._starts, self._ends)
+        return map(CoverageUnit, self.ids, self._node_ids, spans)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Units):
+            return (
+                self._starts == other._starts
+                and self._ends == other._ends
+                and self._node_ids == other._node_ids
+                and self.ids == other.ids
+            )
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        # Equal to a tuple of the same values, so hashed like one.
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Units({list(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if self._ids is None:
+            return (
+                _numbered_units,
+                (self._starts, self._ends, self._node_ids, self._prefix),
+            )
+        return (_explicit_units, (self._starts, self._ends, self._node_ids, self._ids))
+
+
+def _numbered_units(
+    starts: Sequence[int], ends: Sequence[int], node_ids: Sequence[str], prefix: str
+) -> Units:
+    """Unpickling: ``Units.from_offsets`` (a function: keyword arguments cannot be pickled)."""
+    return Units.from_offsets(starts, ends, node_ids, id_prefix=prefix)
+
+
+def _explicit_units(
+    starts: Sequence[int], ends: Sequence[int], node_ids: Sequence[str], ids: tuple[str, ...]
+) -> Units:
+    """Unpickling: units with ids of their own."""
+    made = Units.__new__(Units)
+    made._set(starts, ends, node_ids, ids, "")
+    return made
+
+
+class UnitColumns:
+    """Units recorded one at a time, in source order, as ``Units`` columns numbered
+    ``f"{id_prefix}{i}"``: an adapter's partition loop appends without building a value
+    (and an id string) per unit."""
+
+    __slots__ = ("ends", "id_prefix", "node_ids", "starts")
+
+    def __init__(self, id_prefix: str) -> None:
+        self.id_prefix = id_prefix
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.node_ids: list[str] = []
+
+    def add(self, start: int, end: int, node_id: str) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
+        self.node_ids.append(node_id)
+
+    def __len__(self) -> int:
+        return len(self.node_ids)
+
+    def build(self) -> Units:
+        return Units.from_offsets(self.starts, self.ends, self.node_ids, id_prefix=self.id_prefix)
+
+
 @dataclass(frozen=True, slots=True)
 class NormalizedDocument:
     """A parsed document read into a tree plus a coverage partition of its content."""
@@ -462,7 +701,8 @@ class NormalizedDocument:
     document: Document
     format: str
     nodes: tuple[NormalizedNode, ...]
-    units: tuple[CoverageUnit, ...]
+    units: Sequence[CoverageUnit]
+    """Kept as ``Units`` (offset and owner columns), whatever sequence was passed."""
     exclusions: Sequence[Exclusion] = ()
     """Kept as ``Exclusions`` (offset arrays), whatever sequence was passed."""
     diagnostics: tuple[str, ...] = ()
@@ -471,10 +711,11 @@ class NormalizedDocument:
     _validated: bool = field(init=False, repr=False, compare=False, default=False)
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "units", "diagnostics"):
+        for name in ("nodes", "diagnostics"):
             value = getattr(self, name)
             if not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
+        object.__setattr__(self, "units", Units.of(self.units))
         object.__setattr__(self, "exclusions", Exclusions.of(self.exclusions))
         if not isinstance(self.metadata, MappingProxyType):
             object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
@@ -521,7 +762,8 @@ class NormalizedDocument:
 
     @property
     def retained_characters(self) -> int:
-        return sum(len(unit.span) for unit in self.units)
+        table = Units.of(self.units)
+        return sum(table.ends) - sum(table.starts)
 
     @property
     def excluded_characters(self) -> int:
@@ -553,7 +795,7 @@ class NormalizedDocument:
                     f"past the content length {content_length}"
                 )
         _check_partition(
-            self.units, Exclusions.of(self.exclusions), self._index, content_length, where
+            Units.of(self.units), Exclusions.of(self.exclusions), self._index, content_length, where
         )
         object.__setattr__(self, "_validated", True)
         return self
@@ -605,33 +847,36 @@ def _check_lineage(nodes: Sequence[NormalizedNode], index: Mapping[str, int], wh
 
 
 def _check_partition(
-    units: Sequence[CoverageUnit],
+    units: Units,
     exclusions: Exclusions,
     index: Mapping[str, int],
     content_length: int,
     where: str,
 ) -> None:
     """Units and exclusions, each already in source order, must tile [0, length) once."""
-    unit_ids: set[str] = set()
-    previous_start = -1
-    starts: list[int] = []
-    ends: list[int] = []
-    for unit in units:
-        if unit.unit_id in unit_ids:
-            raise NormalizationError(f"{where}: duplicate unit id {unit.unit_id!r}")
-        unit_ids.add(unit.unit_id)
-        if unit.node_id not in index:
-            raise NormalizationError(
-                f"{where}: unit {unit.unit_id!r} names a missing node {unit.node_id!r}"
-            )
-        span = unit.span
-        if span.start <= previous_start:
-            raise NormalizationError(
-                f"{where}: units must be in source order (unit {unit.unit_id!r} at {span.start})"
-            )
-        previous_start = span.start
-        starts.append(span.start)
-        ends.append(span.end)
+    if not units.numbered:  # numbered ids are distinct by construction
+        ids = units.ids
+        if len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for unit_id in ids:
+                if unit_id in seen:
+                    raise NormalizationError(f"{where}: duplicate unit id {unit_id!r}")
+                seen.add(unit_id)
+    owners = set(units.node_ids)
+    if not owners <= index.keys():
+        at = next(i for i, node_id in enumerate(units.node_ids) if node_id not in index)
+        raise NormalizationError(
+            f"{where}: unit {units.unit_id(at)!r} names a missing node {units.node_ids[at]!r}"
+        )
+    unit_starts = units.starts
+    if not all(map(int.__lt__, unit_starts[:-1], unit_starts[1:])):
+        at = next(i + 1 for i, (a, b) in enumerate(pairwise(unit_starts)) if b <= a)
+        raise NormalizationError(
+            f"{where}: units must be in source order (unit {units.unit_id(at)!r} at "
+            f"{unit_starts[at]})"
+        )
+    starts = unit_starts.tolist()
+    ends = units.ends.tolist()
     excluded_starts = exclusions.starts
     if not all(map(int.__lt__, excluded_starts[:-1], excluded_starts[1:])):
         at = next(b for a, b in pairwise(excluded_starts) if b <= a)

@@ -27,7 +27,7 @@ from itertools import groupby
 from operator import attrgetter, itemgetter
 from typing import Final
 
-from fastrag.normalization.model import CoverageUnit, NormalizedNode
+from fastrag.normalization.model import NormalizedNode
 
 __all__ = ["RETAINED", "Display", "Run", "RunKind", "block_display"]
 
@@ -64,6 +64,8 @@ Run = tuple[int, int, int, int, int]
 inserted runs."""
 
 Slot = tuple[int, int, str]
+Unit = tuple[int, int, str]
+"""A coverage unit as ``(start, end, owner node id)``, read from the tree's ``Units``."""
 Display = tuple[str, tuple[Run, ...], tuple[Slot, ...]]
 
 RETAINED: Final = (RunKind.SOURCE, RunKind.RENDERED)
@@ -71,7 +73,7 @@ _SPACE: Final = re.compile(r"\s")
 _TIGHT_KINDS: Final = frozenset({"table", "list"})
 _TABLE_ROW: Final = "table_row"
 _DISPLAY_START: Final = attrgetter("display_start")
-_NODE_ID: Final = attrgetter("node_id")
+_OWNER: Final = itemgetter(2)
 _SPAN_END: Final = itemgetter(1)
 
 
@@ -79,7 +81,7 @@ def block_display(
     content: str,
     node_of: Callable[[str], NormalizedNode],
     serialized: frozenset[str],
-    units: Sequence[CoverageUnit],
+    units: Sequence[Unit],
     kind: str,
 ) -> Display:
     """Display text, runs and unit slots of one block's units (in source order).
@@ -89,19 +91,19 @@ def block_display(
     """
     first = units[0]
     joiner = "\n" if kind in _TIGHT_KINDS else "\n\n"
-    if not serialized or serialized.isdisjoint(map(_NODE_ID, units)):
+    if not serialized or serialized.isdisjoint(map(_OWNER, units)):
         if len(units) == 1:
-            span = first.span
-            length = span.end - span.start
+            start, end, owner = first
+            length = end - start
             # A leaf node's text is usually this very slice: share it, don't copy it
             # (memory: block texts are the layout's largest part on Markdown).
-            own = node_of(first.node_id).text
-            if len(own) != length or not content.startswith(own, span.start):
-                own = content[span.start : span.end]
+            own = node_of(owner).text
+            if len(own) != length or not content.startswith(own, start):
+                own = content[start:end]
             return (
                 own,
-                ((0, length, span.start, span.end, RunKind.SOURCE),),
-                ((0, length, first.node_id),),
+                ((0, length, start, end, RunKind.SOURCE),),
+                ((0, length, owner),),
             )
         return _verbatim(units, content, joiner)
     parts: list[str] = []
@@ -110,12 +112,12 @@ def block_display(
     position = 0
     previous_end = -1
     previous_kind = ""
-    for owner_id, grouped in groupby(units, key=lambda unit: unit.node_id):
+    for owner_id, grouped in groupby(units, key=_OWNER):
         group = list(grouped)
         node = node_of(owner_id)
         shown = _serialized(node, group, content) if node.serialization else None
         text, local_runs, local_slots = shown or _verbatim(group, content, joiner)
-        start = group[0].span.start
+        start = group[0][0]
         if previous_end >= 0 and start > previous_end:
             gap = content[previous_end:start]
             if gap.isspace():
@@ -137,12 +139,12 @@ def block_display(
             runs.extend(local_runs)
             slots.extend(local_slots)
         position += len(text)
-        previous_end = group[-1].span.end
+        previous_end = group[-1][1]
         previous_kind = node.kind
     return "".join(parts), tuple(runs), tuple(slots)
 
 
-def _verbatim(units: Sequence[CoverageUnit], content: str, joiner: str) -> Display:
+def _verbatim(units: Sequence[Unit], content: str, joiner: str) -> Display:
     """Units joined by the whitespace between them, as the source has them."""
     parts: list[str] = []
     runs: list[Run] = []
@@ -151,9 +153,7 @@ def _verbatim(units: Sequence[CoverageUnit], content: str, joiner: str) -> Displ
     previous_end = -1
     # Locals: this loop runs once per unit of every list and table of a document.
     source, gap_kind, inserted = RunKind.SOURCE, RunKind.GAP, RunKind.INSERTED
-    for unit in units:
-        span = unit.span
-        start, end = span.start, span.end
+    for start, end, owner in units:
         if start > previous_end >= 0:
             gap = content[previous_end:start]
             if gap.isspace():
@@ -166,19 +166,16 @@ def _verbatim(units: Sequence[CoverageUnit], content: str, joiner: str) -> Displ
         stop = position + end - start
         parts.append(content[start:end])
         runs.append((position, stop, start, end, source))
-        slots.append((position, stop, unit.node_id))
+        slots.append((position, stop, owner))
         position = stop
         previous_end = end
     return "".join(parts), tuple(runs), tuple(slots)
 
 
-def _serialized(
-    node: NormalizedNode, units: Sequence[CoverageUnit], content: str
-) -> Display | None:
+def _serialized(node: NormalizedNode, units: Sequence[Unit], content: str) -> Display | None:
     """The node's readable text with checked runs; None when its map cannot be trusted."""
     if len(units) == 1:
-        span = units[0].span
-        shown = _single(node, span.start, span.end, content)
+        shown = _single(node, units[0][0], units[0][1], content)
         if shown is not None:
             return shown
     return _general(node, units, content)
@@ -319,11 +316,11 @@ def _fill_start(out: list[Run], index: int, low: int) -> None:
         out[index] = (d0, d1, low, s1, RunKind.RENDERED)
 
 
-def _general(node: NormalizedNode, units: Sequence[CoverageUnit], content: str) -> Display | None:
+def _general(node: NormalizedNode, units: Sequence[Unit], content: str) -> Display | None:
     """Any node: runs per segment (clipped to the units), holes filled by ``_absorb``."""
     text = node.text
     size = len(text)
-    spans = [(unit.span.start, unit.span.end) for unit in units]
+    spans = [(start, end) for start, end, _ in units]
     low, high = spans[0][0], spans[-1][1]
     runs: list[Run] = []
     position = 0

@@ -21,10 +21,10 @@ from operator import le, ne
 from typing import Final, NamedTuple, cast
 
 from fastrag.normalization.model import (
-    CoverageUnit,
     Exclusions,
     NormalizedDocument,
     NormalizedNode,
+    Units,
 )
 from fastrag.packing._validator_intervals import Interval, contains, merge
 from fastrag.packing._validator_metadata import (
@@ -87,7 +87,7 @@ class SourceIndex:
         self.normalized = normalized
         self.content = normalized.content
         self.document_id = normalized.document.id
-        self.units: tuple[CoverageUnit, ...] = normalized.units
+        self.units = units = Units.of(normalized.units)
         # Parents come first, so one forward pass resolves every node's kind and nearest
         # section.
         kind_of: dict[str, str] = {}
@@ -102,10 +102,9 @@ class SourceIndex:
                 section_of[node_id] = None if parent is None else section_of[parent]
         self.kind_of = kind_of
         self._section_of = section_of
-        spans = [unit.span for unit in self.units]
-        starts = [span.start for span in spans]
-        ends = [span.end for span in spans]
-        node_ids = [unit.node_id for unit in self.units]
+        starts = units.starts.tolist()
+        ends = units.ends.tolist()
+        node_ids = units.node_ids
         self._unit_starts = starts
         self._unit_ends = ends
         self._unit_sections = list(map(section_of.__getitem__, node_ids))

@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, NamedTuple
 
-from fastrag.normalization.model import CoverageUnit, NormalizedDocument, NormalizedNode
-from fastrag.packing._display import RETAINED, Run, RunKind, block_display
+from fastrag.normalization.model import NormalizedDocument, NormalizedNode, Units
+from fastrag.packing._display import RETAINED, Run, RunKind, Unit, block_display
 from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.lead_in import mark as mark_lead_ins
@@ -245,7 +245,7 @@ def build_layouts(
     assembler = _Assembler(normalized, config, refinements)
     limit = None if config.allow_cross_top_level_merge else window
     blocks: list[Block] = []
-    units: list[list[CoverageUnit]] = []
+    units: list[list[Unit]] = []
     sections = assembler.sections
     top = -1  # the top-level section (0: the root) of the last block
     top_shows = False  # whether that section is not bare
@@ -307,14 +307,16 @@ class _Assembler:
         self.behaviours: dict[str, Behaviour] = {}
         self.previous_end = -1
 
-    def groups(self) -> Iterator[tuple[str, list[CoverageUnit]]]:
+    def groups(self) -> Iterator[tuple[str, list[Unit]]]:
         """Consecutive units with the same block node, in source order."""
         builder = self.builder
         block_of = builder.block_of
         current_id = ""
-        owned: list[CoverageUnit] = []
-        for unit in self.normalized.units:
-            block_id = block_of.get(unit.node_id) or builder.block_node(unit.node_id)
+        owned: list[Unit] = []
+        table = Units.of(self.normalized.units)
+        for unit in zip(table.starts, table.ends, table.node_ids, strict=True):
+            owner = unit[2]
+            block_id = block_of.get(owner) or builder.block_node(owner)
             if block_id != current_id or not owned:
                 if owned:
                     yield current_id, owned
@@ -325,13 +327,13 @@ class _Assembler:
         if owned:
             yield current_id, owned
 
-    def block(self, number: int, block_id: str, units: list[CoverageUnit]) -> Block:
+    def block(self, number: int, block_id: str, units: list[Unit]) -> Block:
         normalized, config = self.normalized, self.config
         content = normalized.content
         node = normalized.node
         kind = node(block_id).kind
         text, runs, slots = block_display(content, node, self.serialized, units, kind)
-        start, end = units[0].span.start, units[-1].span.end
+        start, end = units[0][0], units[-1][1]
         gap, verbatim = "", True
         if self.previous_end >= 0:
             gap = content[self.previous_end : start]
@@ -372,7 +374,7 @@ class _Assembler:
             _refined(refinements, block_id, text, content, start, end) if refinements else (),
         )
 
-    def layout(self, blocks: list[Block], units: list[list[CoverageUnit]]) -> Layout:
+    def layout(self, blocks: list[Block], units: list[list[Unit]]) -> Layout:
         """A window's layout: lead-ins marked, section ranges and retained intervals."""
         marked = mark_lead_ins(blocks, plain_text=self.normalized.format == "text")
         sections = self.sections
@@ -383,12 +385,11 @@ class _Assembler:
                 ranges[section] = (ranges.get(section, (number,))[0], number + 1)
         retained: list[tuple[int, int]] = []
         for owned in units:
-            for unit in owned:
-                span = unit.span
-                if retained and retained[-1][1] == span.start:
-                    retained[-1] = (retained[-1][0], span.end)
+            for start, end, _ in owned:
+                if retained and retained[-1][1] == start:
+                    retained[-1] = (retained[-1][0], end)
                 else:
-                    retained.append((span.start, span.end))
+                    retained.append((start, end))
         return Layout(self.normalized, tuple(marked), sections, ranges, tuple(retained))
 
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from fastrag.exceptions import ChunkingError, ConfigurationError
 from fastrag.models import Document
-from fastrag.normalization.model import CoverageUnit, NormalizedDocument
+from fastrag.normalization.model import NormalizedDocument
 from fastrag.packing._validator_intervals import (
     Interval,
     contains,
@@ -334,20 +334,21 @@ def _classify(source: SourceIndex) -> str:
     normalized = source.normalized
     content = normalized.content
 
-    def blank(unit: CoverageUnit) -> bool:
-        owner = normalized.node(unit.node_id)
+    units = source.units
+    rows = list(zip(units.starts, units.ends, units.node_ids, strict=True))
+
+    def blank(start: int, end: int, node_id: str) -> bool:
+        owner = normalized.node(node_id)
         rendered_blank = bool(owner.serialization) and not owner.text.strip()
-        return rendered_blank or not content[unit.span.start : unit.span.end].strip()
+        return rendered_blank or not content[start:end].strip()
 
     # Units that show only whitespace embed nothing: such a document is empty too (the
     # Chunker base drops whitespace-only pieces, so no chunk could carry them).
-    if all(blank(unit) for unit in source.units):
+    if all(blank(*row) for row in rows):
         return EMPTY
     # Headings with nothing but whitespace beside them (an empty ``<pre>``) are a
     # hierarchy without a body, as the engine plans them.
-    heading_units = all(
-        blank(unit) or source.normalized.node(unit.node_id).kind == HEADING for unit in source.units
-    )
+    heading_units = all(blank(*row) or normalized.node(row[2]).kind == HEADING for row in rows)
     return HIERARCHY_ONLY if heading_units else CHUNKED
 
 

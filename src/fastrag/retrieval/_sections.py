@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from fastrag.exceptions import ValidationError
-from fastrag.normalization.model import NormalizedDocument, NormalizedNode
+from fastrag.normalization.model import NormalizedDocument, NormalizedNode, Units
 
 __all__ = [
     "PREAMBLE",
@@ -145,7 +145,7 @@ def row_from_list(value: Sequence[Any]) -> SectionRow:
 
 def document_sections(normalized: NormalizedDocument) -> DocumentSections:
     """Every section of ``normalized`` (and its preamble), with exact content."""
-    owners = frozenset(unit.node_id for unit in normalized.units)
+    owners = frozenset(Units.of(normalized.units).node_ids)
     text = _Text(normalized, owners)
     rows: list[SectionRow] = []
     preamble = _preamble(normalized, owners, text)

@@ -17,6 +17,8 @@ from fastrag.normalization import (
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    UnitColumns,
+    Units,
 )
 from fastrag.normalization.dump import dump_tree
 
@@ -273,3 +275,85 @@ def test_partition_check_reads_exclusion_offsets_out_of_order() -> None:
     )
     with pytest.raises(NormalizationError, match=r"exclusions must be in source order \(at 3\)"):
         _tree(exclusions=swapped).validate()
+
+
+def test_units_are_kept_as_columns_and_read_as_values() -> None:
+    given = (
+        CoverageUnit("u1", "h", SourceSpan(0, 3)),
+        CoverageUnit("u2", "p", SourceSpan(5, 15)),
+    )
+    tree = _tree(units=given).validate()
+    table = tree.units
+    assert isinstance(table, Units) and not table.numbered
+    assert table == given and given == tuple(table) and list(table) == list(given)
+    assert len(table) == 2 and table[1] == given[1] and table[-1] == given[-1]
+    assert table[1:] == given[1:] and isinstance(table[1:], Units)
+    assert (list(table.starts), list(table.ends), table.node_ids, table.ids) == (
+        [0, 5],
+        [3, 15],
+        ("h", "p"),
+        ("u1", "u2"),
+    )
+    with pytest.raises(TypeError):
+        table.ends[0] = 4  # read-only views: the tree is immutable
+    assert table != given[:1] and table != (given[0], CoverageUnit("u2", "h", SourceSpan(5, 15)))
+    assert table != "not units"
+    assert Units.of(table) is table
+    assert hash(Units(given)) == hash(table) == hash(given)  # equal, so hashed alike
+    assert pickle.loads(pickle.dumps(table)) == table
+    assert repr(table) == f"Units({list(given)!r})"
+    assert _tree(units=given) == tree  # trees still compare by value
+    assert tree.retained_characters == 13
+
+
+def test_numbered_units_store_no_ids_and_number_them_on_demand() -> None:
+    columns = UnitColumns("doc:u")
+    columns.add(0, 3, "h")
+    columns.add(5, 15, "p")
+    assert len(columns) == 2
+    table = columns.build()
+    assert table.numbered and table.ids == ("doc:u0", "doc:u1")
+    assert table.unit_id(-1) == "doc:u1" and table[1] == CoverageUnit(
+        "doc:u1", "p", SourceSpan(5, 15)
+    )
+    assert table == Units.from_offsets([0, 5], [3, 15], ["h", "p"], id_prefix="doc:u")
+    assert table != Units.from_offsets([0, 5], [3, 15], ["h", "p"], id_prefix="other:u")
+    # A slice keeps each unit's own id (numbering restarts nowhere).
+    assert table[1:].ids == ("doc:u1",) and not table[1:].numbered
+    copy = pickle.loads(pickle.dumps(table))
+    assert copy == table and copy.numbered
+    assert _tree(units=table).validate().units is table
+    with pytest.raises(IndexError):
+        table.unit_id(2)
+
+
+@pytest.mark.parametrize(
+    ("starts", "ends", "node_ids", "message"),
+    [
+        ([3], [3], ["p"], r"unit 'd:u0': span must be a nonempty range .*start=3, end=3"),
+        ([-1], [2], ["p"], r"nonempty range .*start=-1, end=2"),
+        ([1, 4], [2, 3], ["p", "p"], r"'d:u1'.*start=4, end=3"),
+        ([1], [2], [None], "node_id must be a str"),
+        ([1], [2, 3], ["p"], "as many ends and node ids as starts"),
+        ([1.5], [2], ["p"], "offsets must be ints"),
+    ],
+)
+def test_units_refuse_what_a_unit_refuses(
+    starts: list[object], ends: list[int], node_ids: list[object], message: str
+) -> None:
+    with pytest.raises(NormalizationError, match=message):
+        Units.from_offsets(starts, ends, node_ids, id_prefix="d:u")  # type: ignore[arg-type]
+
+
+def test_units_take_only_unit_values() -> None:
+    with pytest.raises(NormalizationError, match="must be CoverageUnit values"):
+        _tree(units=(SourceSpan(0, 3),)).validate()  # type: ignore[arg-type]
+
+
+def test_partition_faults_of_numbered_units_name_the_unit() -> None:
+    stray = Units.from_offsets([0, 5], [3, 15], ["h", "zz"], id_prefix="d:u")
+    with pytest.raises(NormalizationError, match="unit 'd:u1' names a missing node 'zz'"):
+        _tree(units=stray).validate()
+    swapped = Units.from_offsets([5, 0], [15, 3], ["p", "h"], id_prefix="d:u")
+    with pytest.raises(NormalizationError, match=r"source order \(unit 'd:u1' at 0\)"):
+        _tree(units=swapped).validate()

@@ -131,7 +131,7 @@ def test_single_unit_path_equals_the_general_path_on_a_real_page() -> None:
         if fast is None:
             continue
         taken += 1
-        assert fast == _general(node, [unit], content)
+        assert fast == _general(node, [(unit.span.start, unit.span.end, unit.node_id)], content)
         filled += any(run[4] == RunKind.RENDERED for run in fast[1])
     assert taken > 0.9 * len(nodes) and filled > 50
 
@@ -146,7 +146,7 @@ def test_single_unit_path_equals_the_general_path_on_generated_html(pieces: list
     for node, unit, content in _serialized_nodes("<p>" + "".join(pieces) + "</p>"):
         fast = _single(node, unit.span.start, unit.span.end, content)
         if fast is not None:
-            assert fast == _general(node, [unit], content)
+            assert fast == _general(node, [(unit.span.start, unit.span.end, unit.node_id)], content)
 
 
 def _shown_by_runs(display: _Display, text: str, runs: list[Run]) -> None:

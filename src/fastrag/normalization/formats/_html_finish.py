@@ -18,13 +18,14 @@ from fastrag.models import Document
 from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_text import CONTAINER, Block
 from fastrag.normalization.model import (
-    CoverageUnit,
     ExclusionColumns,
     Exclusions,
     MapSegment,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    UnitColumns,
+    Units,
 )
 
 __all__ = ["build_document"]
@@ -86,7 +87,7 @@ _TAGS_OR_TEXT = re.compile(r"(<[^<>]*>)+|([^<]+|<)")
 
 def _partition(
     claims: list[int | Block | str], prefix: str, content: str
-) -> tuple[list[CoverageUnit], Exclusions]:
+) -> tuple[Units, Exclusions]:
     """Units and exclusions from the builder's claims; what no claim covers is markup.
 
     A leaf claims whitespace after its text for the space it shows if more text follows;
@@ -95,9 +96,9 @@ def _partition(
     excluded, so a unit runs from a leaf's first to its last text character.
     """
     length = len(content)
-    units: list[CoverageUnit] = []
+    units = UnitColumns(prefix)
     excluded = ExclusionColumns()
-    add_unit, add_exclusion = units.append, excluded.add  # hot loop: one per claim
+    add_unit, add_exclusion = units.add, excluded.add  # hot loop: one per claim
     position = 0
     starts = cast("list[int]", claims[0::3])
     ends = cast("list[int]", claims[1::3])
@@ -115,14 +116,14 @@ def _partition(
         shown_end = block.segs[-1] if block.segs else end  # its last shown text's end
         if shown_end > start:
             stop = min(end, shown_end)
-            add_unit(CoverageUnit(f"{prefix}{len(units)}", block.nid, SourceSpan(start, stop)))
+            add_unit(start, stop, block.nid)
             start = stop
         if start < end:  # tags and the whitespace between them, each by its reason
             _spaces_or_tags(content, start, end, add_exclusion)
         position = end
     if position < length:
         add_exclusion(position, length, "markup")
-    return units, excluded.build()
+    return units.build(), excluded.build()
 
 
 def _spaces_or_tags(
@@ -183,7 +184,7 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
         document,
         "html",
         tuple(nodes),
-        tuple(units),
+        units,
         exclusions,
         tuple(tb.diagnostics),
         metadata,

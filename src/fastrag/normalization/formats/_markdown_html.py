@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.formats.html import HtmlNormalizer
-from fastrag.normalization.model import Exclusions, NormalizedDocument, NormalizedNode
+from fastrag.normalization.model import Exclusions, NormalizedDocument, NormalizedNode, Units
 
 __all__ = ["HtmlBlockText", "read_html_block", "read_html_blocks"]
 
@@ -56,8 +56,8 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
     units: list[tuple[int, int]] = []
     excluded = Exclusions.of(tree.exclusions)
     exclusions = list(zip(excluded.starts, excluded.ends, excluded.reasons, strict=True))
-    for unit in tree.units:
-        start, end = unit.span.start, unit.span.end
+    retained = Units.of(tree.units)
+    for start, end in zip(retained.starts, retained.ends, strict=True):
         text = block[start:end]
         first = start + len(text) - len(text.lstrip(_HTML_SPACE))
         last = start + len(text.rstrip(_HTML_SPACE))
@@ -69,7 +69,7 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
         if last < end:
             exclusions.append((last, end, "whitespace"))
         units.append((first, last))
-    owners = {unit.node_id for unit in tree.units}
+    owners = set(retained.node_ids)
     parts: list[str] = []
     segments: list[tuple[int, int, int, int]] = []
     position = 0

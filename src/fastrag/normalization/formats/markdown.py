@@ -89,12 +89,12 @@ from fastrag.normalization.formats._markdown_offsets import ByteToChar
 from fastrag.normalization.formats._markdown_tree import DraftTree, TreeLimits, build_draft
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
-    CoverageUnit,
     Exclusions,
     MapSegment,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    Units,
 )
 
 __all__ = ["MarkdownNormalizer"]
@@ -283,9 +283,8 @@ def _assemble(
     """Map the draft's byte offsets to code points and build the immutable tree.
 
     This runs once per node, unit and exclusion (hundreds of thousands per corpus), so
-    it converts offsets in bulk, lets a unit share its owner node's ``SourceSpan`` when
-    their ranges are equal (values are immutable: sharing is invisible but for memory
-    and the collector's work), and builds spans, units and exclusions with ``map``
+    it converts offsets in bulk, keeps units and exclusions as offset columns (``Units``,
+    ``Exclusions``: no value per unit or exclusion) and builds spans with ``map``
     (constructors called from C, no bytecode per value); only the node loop stays in
     Python.
     It consumes ``draft``: unit and exclusion lists are emptied once converted, so the
@@ -344,7 +343,7 @@ def _assemble(
                 if type(found) is list:
                     attributes[key] = tuple(found)
     # Hot loop (one pass per node): constructors and lookups bound to locals.
-    new_span, new_node, new_unit = SourceSpan, NormalizedNode, CoverageUnit
+    new_span, new_node = SourceSpan, NormalizedNode
     no_attributes, read_only = _NO_ATTRIBUTES, MappingProxyType
     nodes = [
         new_node(
@@ -406,18 +405,10 @@ def _assemble(
             built.attributes,
             tuple(MapSegment(*run) for run in runs),
         )
-    unit_spans: list[SourceSpan] = []
-    add_span = unit_spans.append
     del draft_nodes[1:]  # the tree is built: only the root's title was still needed
-    # A unit whose range is its owner's (every leaf's, and most list items': a tight
-    # item owns its own text) shares the owner's span: a quarter fewer span objects.
-    for start, end, owner in zip(unit_starts, unit_ends, owners, strict=True):
-        shared = node_spans[owner]
-        if shared.start != start or shared.end != end:
-            shared = new_span(start, end)
-        add_span(shared)
-    unit_ids = [f"{prefix}:u{position}" for position in range(len(unit_spans))]
-    units = list(map(new_unit, unit_ids, map(id_of, owners), unit_spans))
+    units = Units.from_offsets(
+        unit_starts, unit_ends, list(map(id_of, owners)), id_prefix=f"{prefix}:u"
+    )
     if base:
         exclusion_starts.insert(0, 0)
         exclusion_ends.insert(0, base)
@@ -430,15 +421,15 @@ def _assemble(
         document,
         "markdown",
         tuple(nodes),
-        tuple(units),
+        units,
         exclusions,
         tuple(diagnostics),
         metadata,
     )
     # The work lists are garbage now: drop them before validate() builds its own sets,
     # or both count toward the peak (together about the input's size).
-    del nodes, append, units, exclusions, node_spans, unit_spans, add_span
+    del nodes, append, units, exclusions, node_spans
     del node_starts, node_ends, unit_starts, unit_ends, exclusion_starts, exclusion_ends
-    del owners, reasons, unit_ids, mappings
+    del owners, reasons, mappings
     children.clear()
     return result.validate()

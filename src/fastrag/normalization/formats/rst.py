@@ -68,11 +68,11 @@ from fastrag.normalization.formats._limits import check_positive, check_size, re
 from fastrag.normalization.formats._rst_docutils import RstParser, release_doctree
 from fastrag.normalization.formats._rst_tree import Draft, build_draft
 from fastrag.normalization.model import (
-    CoverageUnit,
     ExclusionColumns,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    UnitColumns,
 )
 
 __all__ = ["RstNormalizer"]
@@ -196,7 +196,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
                 attributes,
             )
         )
-    units: list[CoverageUnit] = []
+    units = UnitColumns(f"{prefix}:u")
     excluded = ExclusionColumns()
     position = 0
     owned = draft.owned
@@ -209,13 +209,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
         if start > position:
             _whitespace(excluded, content, position, start, document.id)
         if owner >= 0:
-            node_span = spans[owner]
-            span = (
-                node_span
-                if (node_span.start, node_span.end) == (start, end)
-                else (SourceSpan(start, end))
-            )
-            units.append(CoverageUnit(f"{prefix}:u{len(units)}", ids[owner], span))
+            units.add(start, end, ids[owner])
         else:
             excluded.add(start, end, reason)
         position = end
@@ -226,7 +220,7 @@ def _assemble(document: Document, draft: Draft) -> NormalizedDocument:
         document,
         "rst",
         tuple(nodes),
-        tuple(units),
+        units.build(),
         excluded.build(),
         tuple(diagnostics),
     )

@@ -20,11 +20,11 @@ import re
 from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.model import (
-    CoverageUnit,
     ExclusionColumns,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    UnitColumns,
 )
 
 __all__ = ["TextNormalizer"]
@@ -100,7 +100,7 @@ class TextNormalizer:
         prefix = document.id
         root_id = f"{prefix}:document:0"
         nodes: list[NormalizedNode] = []
-        units: list[CoverageUnit] = []
+        units = UnitColumns(f"{prefix}:u")
         gaps = ExclusionColumns()  # the whitespace between paragraphs
         children: list[str] = []
         position = 0
@@ -110,7 +110,7 @@ class TextNormalizer:
             node_id = f"{prefix}:paragraph:{ordinal}"
             span = SourceSpan(start, end)
             nodes.append(NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id))
-            units.append(CoverageUnit(f"{prefix}:u{ordinal - 1}", node_id, span))
+            units.add(start, end, node_id)
             children.append(node_id)
             position = end
         if position < len(content):
@@ -123,5 +123,5 @@ class TextNormalizer:
             None,
             tuple(children),
         )
-        result = NormalizedDocument(document, "text", (root, *nodes), tuple(units), gaps.build())
+        result = NormalizedDocument(document, "text", (root, *nodes), units.build(), gaps.build())
         return result.validate()
