@@ -357,3 +357,40 @@ def test_partition_faults_of_numbered_units_name_the_unit() -> None:
     swapped = Units.from_offsets([5, 0], [15, 3], ["p", "h"], id_prefix="d:u")
     with pytest.raises(NormalizationError, match=r"source order \(unit 'd:u1' at 0\)"):
         _tree(units=swapped).validate()
+
+
+def _striped(length: int, faults: dict[int, tuple[int, int]]) -> NormalizedDocument:
+    """Units on even characters, exclusions on odd ones; ``faults`` moves ranges."""
+    document = Document("striped", "s", "x" * length)
+    root = NormalizedNode("r", "document", "", (SourceSpan(0, length),), children=("p",))
+    leaf = NormalizedNode("p", "paragraph", "x" * length, (SourceSpan(0, length),), "r")
+    bounds = [faults.get(start, (start, start + 1)) for start in range(length)]
+    units = Units.from_offsets(
+        [a for a, _ in bounds[0::2]],
+        [b for _, b in bounds[0::2]],
+        ["p"] * len(bounds[0::2]),
+        id_prefix="u",
+    )
+    excluded = bounds[1::2]
+    exclusions = Exclusions.from_offsets(
+        [a for a, _ in excluded], [b for _, b in excluded], ["markup"] * len(excluded)
+    )
+    return NormalizedDocument(document, "text", (root, leaf), units, exclusions)
+
+
+@pytest.mark.parametrize("window", [1, 2, 3, 7, 8192])
+def test_the_partition_is_checked_across_windows_of_units(
+    window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fastrag.normalization import model
+
+    monkeypatch.setattr(model, "_TILING_WINDOW", window)
+    _striped(40, {}).validate()
+    # An exclusion running one character into the next unit, wherever the window ends.
+    for start in range(1, 38, 2):
+        with pytest.raises(NormalizationError, match=f"overlaps offset {start + 2}"):
+            _striped(40, {start: (start, start + 2)}).validate()
+    with pytest.raises(NormalizationError, match="gap at offset 20"):
+        _striped(40, {20: (21, 22)}).validate()  # a unit shrunk from the left
+    with pytest.raises(NormalizationError, match="coverage ends at 41 but the content has 40"):
+        _striped(40, {39: (39, 41)}).validate()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -172,6 +172,7 @@ class Walker:
         "exclusion_bounds",
         "exclusion_reasons",
         "find_definitions",
+        "footnote_labels",
         "header_pending",
         "heading_parts",
         "html_blocks",
@@ -186,10 +187,12 @@ class Walker:
         "max_depth",
         "nodes",
         "noted",
+        "overrides",
         "size",
         "skipped",
         "stack",
         "table_cells",
+        "top_start",
         "units",
     )
 
@@ -223,6 +226,10 @@ class Walker:
         self.last_end = 0  # end of the last retained unit
         self.leaf = -1  # the open leaf block, or -1
         self.header_pending = False  # the header row also owns the delimiter row below
+        # Reference labels whose targets an earlier piece decides (see build_draft).
+        self.overrides: Mapping[str, str] = {}
+        self.top_start = 0  # where the last top-level block started
+        self.footnote_labels: list[str] = []  # footnotes defined (in this piece)
         self.heading_parts: list[str] | None = None
         self.links: list[tuple[str, list[str], str]] = []  # links/images being read
         self.link_pairs: dict[tuple[str, str], tuple[str, str]] = {}  # see end_link

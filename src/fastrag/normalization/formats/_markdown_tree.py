@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from fastrag.exceptions import NormalizationError
@@ -20,6 +20,7 @@ from fastrag.normalization.formats._markdown_draft import (
     TreeLimits,
     Walker,
 )
+from fastrag.normalization.formats._markdown_segments import resolved_target
 
 __all__ = ["DraftTree", "TreeLimits", "build_draft"]
 
@@ -183,9 +184,13 @@ _START_HANDLERS = {
 }
 
 
-def _start(walker: Walker, tag: Any, span: Any) -> None:
+def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
     """Dispatch a block-level Start tag (the hottest inline ones never get here)."""
+    if walker.block_depth == 0 and walker.leaf < 0:
+        walker.top_start = start  # a top-level block: see build_draft's check
     name = tag if type(tag) is str else next(iter(tag))
+    if name == "FootnoteDefinition":  # however deep (see build_draft's check)
+        walker.footnote_labels.append(tag[name])
     if name in PLAIN_INLINE:
         return
     if name == "TableCell":
@@ -200,42 +205,32 @@ def _start(walker: Walker, tag: Any, span: Any) -> None:
     if walker.skipped and name not in CONTAINER_TAGS:
         return
     if name == "Link" or name == "Image":
-        walker.links.append((name, [], tag[name]["dest_url"]))
+        walker.links.append((name, [], resolved_target(tag[name], walker.overrides)))
         walker.collecting = True
         return
     if name == "HtmlBlock":
-        if walker.comment_block(span["start"], span["end"]) or walker.tags_only(
-            span["start"], span["end"]
-        ):
+        if walker.comment_block(start, end) or walker.tags_only(start, end):
             return
-        heading = _html_heading(walker, span["start"], span["end"])
+        heading = _html_heading(walker, start, end)
         if heading is not None:
             level, title = heading
             if walker.block_depth == 0:
-                walker.open_section(span["start"], level)
-            walker.open_leaf("heading", span["start"], level)
+                walker.open_section(start, level)
+            walker.open_leaf("heading", start, level)
             walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it
             return
-    if (
-        name == "CodeBlock"
-        and _myst_markup(tag)
-        and walker.markup_block(span["start"], span["end"])
-    ):
+    if name == "CodeBlock" and _myst_markup(tag) and walker.markup_block(start, end):
         return
-    if (
-        name == "List"
-        and not walker.list_depth
-        and walker.contents_list(span["start"], span["end"])
-    ):
+    if name == "List" and not walker.list_depth and walker.contents_list(start, end):
         return
-    if name == "Paragraph" and walker.markup_paragraph(span["start"], span["end"]):
+    if name == "Paragraph" and walker.markup_paragraph(start, end):
         return
     handler = _START_HANDLERS.get(name)
     if handler is not None:
-        handler(walker, tag, span["start"])
+        handler(walker, tag, start)
 
 
-def _end(walker: Walker, tag: Any, span: Any) -> None:
+def _end(walker: Walker, tag: Any, end: int) -> None:
     """Close the leaf or container a block-level End tag ends."""
     name = tag if type(tag) is str else next(iter(tag))
     if name == "TableCell":
@@ -243,8 +238,8 @@ def _end(walker: Walker, tag: Any, span: Any) -> None:
     if name in CONTAINER_TAGS:
         if name == "Table" and walker.header_pending and not walker.skipped:
             walker.header_pending = False
-            walker.close_leaf(span["end"])
-        if walker.close_container(span["end"]):
+            walker.close_leaf(end)
+        if walker.close_container(end):
             if name == "List":
                 walker.list_depth -= 1
             elif name == "Item":
@@ -255,17 +250,31 @@ def _end(walker: Walker, tag: Any, span: Any) -> None:
     if name == "TableHead":
         walker.header_pending = True  # closed by the next row or the table's end
     elif name in _LEAF_ENDS:
-        walker.close_leaf(span["end"])
+        walker.close_leaf(end)
 
 
 def build_draft(
     data: bytes,
-    events: Iterable[tuple[Any, Any]],
+    segments: Iterable[
+        tuple[
+            int,
+            Iterable[tuple[Any, Any]],
+            Mapping[str, str],
+            Callable[[int, list[str]], None] | None,
+        ]
+    ],
     limits: TreeLimits,
     find_definitions: Callable[[int, int], list[tuple[int, int]]],
 ) -> DraftTree:
-    """Walk ``events`` (pyromark ``events_with_range`` over ``data``) into a draft tree.
+    """Walk pyromark ``events_with_range`` streams into one draft tree of ``data``.
 
+    ``segments`` are ``(base, events, overrides, check)`` in source order: the events of
+    one piece of ``data`` parsed on its own, their byte ranges counted from ``base``,
+    the reference labels whose targets an earlier piece decides, and a callable told,
+    once the piece is walked, where its last top-level block starts and which footnotes
+    it defines (one
+    ``(0, events, {}, None)`` for a document parsed whole; ``_markdown_segments`` cuts
+    large ones).
     ``find_definitions(start, end)`` returns the sorted byte spans of the link reference
     definitions pyromark finds in ``data[start:end]`` read on its own; it is only called
     when a document-level gap holds text.
@@ -275,71 +284,77 @@ def build_draft(
     end_link = walker.end_link
     links = walker.links  # never rebound: close_leaf clears it in place
     plain = PLAIN_INLINE
-    for event, span in events:
-        # Ordered by frequency (text, tags, code); the loop body is the hot path, so
-        # membership tests (no method call) pick the event's one key. The three str
-        # events ("SoftBreak", "HardBreak", "Rule") come last: for them these tests are
-        # substring tests, false for all three, so the million dict events skip a type
-        # check each.
-        if "Text" in event:
-            if walker.collecting:  # Walker.text, inlined
-                value = event["Text"]
-                parts = walker.heading_parts
-                if parts is not None:
-                    parts.append(value)
-                if links:
-                    links[-1][1].append(value)
-            continue
-        if "Start" in event:
-            tag = event["Start"]
-            if type(tag) is str:
-                if tag in plain:
-                    continue
-                if tag == "Item":  # a container: open_container handles max_depth
-                    _start_item(walker, tag, span["start"])
-                    continue
-            elif not walker.skipped:
-                link = tag.get("Link")
-                if link is not None:  # the most frequent tag in real documents
-                    links.append(("Link", [], link["dest_url"]))
-                    walker.collecting = True
-                    continue
-            _start(walker, tag, span)
-            continue
-        if "End" in event:
-            tag = event["End"]
-            if type(tag) is str:
-                if tag in plain:
-                    continue
-                if tag == "Link" or tag == "Image":
-                    end_link()
-                    continue
-                if tag == "Item":
-                    if walker.close_container(span["end"]):
-                        walker.items.pop()
-                    continue
-            _end(walker, tag, span)
-            continue
-        if "Code" in event:
+    for base, events, overrides, check in segments:
+        walker.overrides = overrides
+        for event, span in events:
+            # Ordered by frequency (text, tags, code); the loop body is the hot path, so
+            # membership tests (no method call) pick the event's one key. The three str
+            # events ("SoftBreak", "HardBreak", "Rule") come last: for them these tests
+            # are substring tests, false for all three, so the million dict events skip
+            # a type check each. Text events, the most frequent, read no range.
+            if "Text" in event:
+                if walker.collecting:  # Walker.text, inlined
+                    value = event["Text"]
+                    parts = walker.heading_parts
+                    if parts is not None:
+                        parts.append(value)
+                    if links:
+                        links[-1][1].append(value)
+                continue
+            if "Start" in event:
+                tag = event["Start"]
+                if type(tag) is str:
+                    if tag in plain:
+                        continue
+                    if tag == "Item":  # a container: open_container handles max_depth
+                        _start_item(walker, tag, base + span["start"])
+                        continue
+                elif not walker.skipped:
+                    link = tag.get("Link")
+                    if link is not None:  # the most frequent tag in real documents
+                        target = resolved_target(link, overrides) if overrides else link["dest_url"]
+                        links.append(("Link", [], target))
+                        walker.collecting = True
+                        continue
+                _start(walker, tag, base + span["start"], base + span["end"])
+                continue
+            if "End" in event:
+                tag = event["End"]
+                if type(tag) is str:
+                    if tag in plain:
+                        continue
+                    if tag == "Link" or tag == "Image":
+                        end_link()
+                        continue
+                    if tag == "Item":
+                        if walker.close_container(base + span["end"]):
+                            walker.items.pop()
+                        continue
+                _end(walker, tag, base + span["end"])
+                continue
+            if "Code" in event:
+                if walker.collecting:
+                    text(event["Code"])
+                continue
+            if "Html" in event or "InlineHtml" in event:
+                continue  # raw HTML renders no text and records nothing (Walker.other)
+            if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
+                if event == "Rule":
+                    if not walker.skipped:  # a horizontal rule shows no text: syntax only
+                        walker.markup_block(base + span["start"], base + span["end"])
+                elif walker.collecting:
+                    text(" ")
+                continue
             if walker.collecting:
-                text(event["Code"])
-            continue
-        if "Html" in event or "InlineHtml" in event:
-            continue  # raw HTML renders no text and records nothing (Walker.other)
-        if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
-            if event == "Rule":
-                if not walker.skipped:  # a horizontal rule shows no text: syntax only
-                    walker.markup_block(span["start"], span["end"])
-            elif walker.collecting:
-                text(" ")
-            continue
-        if walker.collecting:
-            for key in _TEXT_KEYS:
-                value = event.get(key)
-                if value is not None:
-                    text(value)
-                    break
-        walker.other(event)
+                for key in _TEXT_KEYS:
+                    value = event.get(key)
+                    if value is not None:
+                        text(value)
+                        break
+            walker.other(event)
+        if check is not None:
+            check(walker.top_start, walker.footnote_labels)
+            walker.footnote_labels = []
     if walker.leaf >= 0:  # a truncated stream still ends in a valid partition
         walker.close_leaf(walker.size)
     stack = walker.stack

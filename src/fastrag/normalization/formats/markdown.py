@@ -83,6 +83,7 @@ from typing import Any
 
 from fastrag._optional import require
 from fastrag.models import Document
+from fastrag.normalization.formats import _markdown_segments as segments
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.formats._markdown_html import read_html_blocks
 from fastrag.normalization.formats._markdown_offsets import ByteToChar
@@ -190,13 +191,15 @@ class MarkdownNormalizer:
         )
         pyromark = require("pyromark", extra="normalization", feature="Markdown normalization")
         options = pyromark.Options
-        self._parser: Any = pyromark.Markdown(
-            options=options.ENABLE_TABLES
+        self._pyromark: Any = pyromark
+        self._options: Any = (
+            options.ENABLE_TABLES
             | options.ENABLE_FOOTNOTES
             | options.ENABLE_STRIKETHROUGH
             | options.ENABLE_TASKLISTS
             | options.ENABLE_GFM
         )
+        self._parser: Any = pyromark.Markdown(options=self._options)
         self.max_characters = max_characters
         self._limits = TreeLimits(max_depth=max_depth, max_table_cells=max_table_cells)
         self._html = HtmlNormalizer()  # reads HTML blocks (see _markdown_html)
@@ -216,30 +219,74 @@ class MarkdownNormalizer:
         body = content[base:] if base else content
         diagnostics: list[str] = []
         parser = self._parser
-        # The parser runs first: reading the str as UTF-8 caches that encoding on it, so
-        # the encode below is a copy instead of a second encoding pass (non-ASCII text).
-        try:
-            events = parser.events_with_range(body, merge_text=True)
-            parse_text = body
-        except UnicodeEncodeError:
-            first = _SURROGATE.search(body)
-            parse_text = _SURROGATE.sub("\ufffd", body)
-            events = parser.events_with_range(parse_text, merge_text=True)
-            diagnostics.append(
-                "lone surrogates replaced by U+FFFD for parsing only (first at offset "
-                f"{base + (first.start() if first else 0)})"
-            )
-        data = parse_text.encode("utf-8")
-        # Peak memory: the event stream goes as soon as it is walked, and the encoded
-        # bytes before the tree is built (_assemble empties the offset table the same
-        # way); each would add about the input's size to the peak.
-        draft = build_draft(
-            data, events, self._limits, _definition_finder(parser, data, parse_text)
-        )
-        del events
+        limits = self._limits
+        starts = segments.plan(body)
+        if starts is None:
+            # The parser runs first: reading the str as UTF-8 caches that encoding on
+            # it, so the encode below is a copy instead of a second encoding pass.
+            try:
+                events = parser.events_with_range(body, merge_text=True)
+                parse_text = body
+            except UnicodeEncodeError:
+                parse_text = _parseable(body, base, diagnostics)
+                events = parser.events_with_range(parse_text, merge_text=True)
+            data = parse_text.encode("utf-8")
+            find = _definition_finder(parser, data, parse_text)
+            # Peak memory: the event stream goes as soon as it is walked, and the
+            # encoded bytes before the tree is built (_assemble empties the offset
+            # table the same way); each would add about the input's size to the peak.
+            draft = build_draft(data, ((0, events, {}, None),), limits, find)
+            del events
+        else:
+            try:
+                data = body.encode("utf-8")
+                parse_text = body
+            except UnicodeEncodeError:
+                parse_text = _parseable(body, base, diagnostics)
+                data = parse_text.encode("utf-8")
+            find = _definition_finder(parser, data, parse_text)
+            pieced = self._draft_in_pieces(parse_text, data, starts, find)
+            if pieced is None:  # a cut fell inside a block: parse it whole
+                events = parser.events_with_range(parse_text, merge_text=True)
+                pieced = build_draft(data, ((0, events, {}, None),), limits, find)
+                del events
+            draft = pieced
         to_char = _char_map(draft, data, len(data) == len(parse_text), base)
         del data, parse_text, body
         return _assemble(document, draft, to_char, front, diagnostics, self._html)
+
+    def _draft_in_pieces(
+        self,
+        text: str,
+        data: bytes,
+        starts: list[int],
+        find: Callable[[int, int], list[tuple[int, int]]],
+    ) -> DraftTree | None:
+        """The draft of ``text`` parsed a piece at a time (``_markdown_segments``), or
+        None when it must be parsed whole."""
+        found, overrides = segments.definitions(self._parser.reference_definitions, text, starts)
+        parser = self._pyromark.Markdown(
+            options=self._options, broken_link_callback=segments.resolver(found)
+        )
+
+        def parse(piece: str) -> Any:
+            return parser.events_with_range(piece, merge_text=True)
+
+        try:
+            walked = segments.pieces(parse, text, data, starts, overrides)
+            return build_draft(data, walked, self._limits, find)
+        except segments.UnsplittableError:
+            return None
+
+
+def _parseable(body: str, base: int, diagnostics: list[str]) -> str:
+    """``body`` with lone surrogates (which cannot be encoded) replaced for parsing."""
+    first = _SURROGATE.search(body)
+    diagnostics.append(
+        "lone surrogates replaced by U+FFFD for parsing only (first at offset "
+        f"{base + (first.start() if first else 0)})"
+    )
+    return _SURROGATE.sub("\ufffd", body)
 
 
 def _definition_finder(
@@ -287,8 +334,9 @@ def _assemble(
     ``Exclusions``: no value per unit or exclusion) and builds spans with ``map``
     (constructors called from C, no bytecode per value); only the node loop stays in
     Python.
-    It consumes ``draft``: unit and exclusion lists are emptied once converted, so the
-    draft and the finished tree are not both whole in memory at the peak.
+    It consumes ``draft``: unit and exclusion lists are emptied once converted and draft
+    nodes dropped one by one as their nodes are built, so the draft and the finished
+    tree are not both whole in memory at the peak.
     """
     content = document.content
     base = front.end if front is not None else 0
@@ -356,15 +404,21 @@ def _assemble(
         )
     ]
     append = nodes.append
-    get_children = children.get
+    take_children = children.pop
     node_spans = list(map(new_span, node_starts, node_ends))  # [0], the root's, unused
+    del node_starts, node_ends
+    # Peak memory: each draft node (and its attribute dict, unless a node shares it) is
+    # freed as soon as its node is built, so the draft and the tree are never both whole.
+    draft_nodes.reverse()
+    pop_draft = draft_nodes.pop
+    pop_draft()  # the root, built above
     # Equal attributes share one read-only mapping: most are a list item's label and
     # depth, a list's kind or a fence's language, repeated thousands of times (a dict
     # and its proxy each: about 0.4x the input on the Node.js docs). Values are
     # immutable, so sharing is invisible. A leaf's links are its own: not looked up.
     mappings: dict[tuple[tuple[str, Any], ...], MappingProxyType[str, Any]] = {}
     for index in range(1, count):
-        node = draft_nodes[index]
+        node = pop_draft()
         span = node_spans[index]
         title = node.title
         if node.leaf:
@@ -379,7 +433,7 @@ def _assemble(
             mapping = mappings.get(items) or mappings.setdefault(items, read_only(attributes))
         else:  # links, images, footnotes: a leaf's own, rarely repeated
             mapping = read_only(attributes)
-        kids = get_children(index)
+        kids = take_children(index, None)
         append(
             new_node(
                 ids[index],
@@ -405,7 +459,6 @@ def _assemble(
             built.attributes,
             tuple(MapSegment(*run) for run in runs),
         )
-    del draft_nodes[1:]  # the tree is built: only the root's title was still needed
     units = Units.from_offsets(
         unit_starts, unit_ends, list(map(id_of, owners)), id_prefix=f"{prefix}:u"
     )
@@ -429,7 +482,7 @@ def _assemble(
     # The work lists are garbage now: drop them before validate() builds its own sets,
     # or both count toward the peak (together about the input's size).
     del nodes, append, units, exclusions, node_spans
-    del node_starts, node_ends, unit_starts, unit_ends, exclusion_starts, exclusion_ends
+    del unit_starts, unit_ends, exclusion_starts, exclusion_ends
     del owners, reasons, mappings
     children.clear()
     return result.validate()
