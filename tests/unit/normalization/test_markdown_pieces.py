@@ -219,3 +219,25 @@ def test_a_footnote_whose_only_definition_is_in_another_piece_is_parsed_whole(
     whole = _normalize(text, None)
     _same(pieced, whole)
     assert pieced.nodes[1].attributes["footnotes"] == ("n",)
+
+
+class _CountingText(str):
+    """A str that adds up how many characters ``count`` scans."""
+
+    scanned = 0
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        low = 0 if start is None else start
+        high = len(self) if end is None else end
+        type(self).scanned += max(high - low, 0)
+        return super().count(sub, start, end)
+
+
+def test_planning_reads_the_text_a_bounded_number_of_times() -> None:
+    # An unmatched fence near the start makes every later heading look fenced: each
+    # candidate used to recount from the piece's start, quadratic in the headings.
+    section = "# Heading\n\nSome text under it.\n\n"
+    text = _CountingText("Intro.\n```\nunclosed\n\n" + section * 20_000)
+    _CountingText.scanned = 0
+    assert segments.plan(text, 1_000) is None  # never a cut inside the open fence
+    assert _CountingText.scanned <= 2 * len(text)

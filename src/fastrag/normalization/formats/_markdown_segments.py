@@ -78,35 +78,42 @@ class UnsplittableError(Exception):
 
 
 def plan(text: str, size: int = PIECE_CHARACTERS) -> list[int] | None:
-    """Where each piece starts (the first at 0), or None to parse ``text`` whole."""
+    """Where each piece starts (the first at 0), or None to parse ``text`` whole.
+
+    Linear: fences are counted once, from the last cut on, and a cut between a footnote
+    and its definition is found by bisection.
+    """
     if len(text) <= 2 * size:
         return None
-    footnotes = _footnote_ranges(text)
+    firsts, lasts = _footnote_ranges(text)
     starts = [0]
     position = size
+    fences = 0
+    counted = 0  # fences are counted up to here, from the last cut
     while position < len(text) - size:
         found = _CUT.search(text, position)
         if found is None:
             break
         cut = found.end()
         position = cut
-        piece = starts[-1]
-        fences = text.count("\n```", piece, cut) + text.count("\n~~~", piece, cut)
+        fences += text.count("\n```", counted, cut) + text.count("\n~~~", counted, cut)
+        counted = cut
         if fences % 2:  # likely inside a fence: try the next heading
             continue
-        inside = next((last for first, last in footnotes if first < cut <= last), None)
-        if inside is not None:  # between a footnote's references and definition
-            position = inside
+        around = bisect_left(firsts, cut) - 1  # the last range starting before the cut
+        if around >= 0 and cut <= lasts[around]:  # inside: between a note and its use
+            position = lasts[around]
             continue
         starts.append(cut)
         position = cut + size
+        fences = 0
     return starts if len(starts) > 1 else None
 
 
-def _footnote_ranges(text: str) -> list[tuple[int, int]]:
+def _footnote_ranges(text: str) -> tuple[list[int], list[int]]:
     """From each ``[^label]`` to the nearest ``[^label]:`` (a definition) of the same
-    label, in any case: where no cut may fall (``pieces`` checks what the parser made
-    of them)."""
+    label, in any case: where no cut may fall (``pieces`` checks what the parser made of
+    them). Overlapping ranges are merged: ``(firsts, lasts)``, sorted and disjoint."""
     references: dict[str, list[int]] = {}
     defined: dict[str, list[int]] = {}
     for found in _FOOTNOTE.finditer(text):
@@ -120,7 +127,15 @@ def _footnote_ranges(text: str) -> list[tuple[int, int]]:
                 definitions[max(after - 1, 0) : after + 1], key=lambda at: abs(at - place)
             )
             ranges.append((min(place, nearest), max(place, nearest)))
-    return sorted(ranges)
+    firsts: list[int] = []
+    lasts: list[int] = []
+    for first, last in sorted(ranges):
+        if lasts and first <= lasts[-1]:
+            lasts[-1] = max(lasts[-1], last)
+        else:
+            firsts.append(first)
+            lasts.append(last)
+    return firsts, lasts
 
 
 def label(text: str) -> str:
