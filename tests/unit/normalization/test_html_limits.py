@@ -120,6 +120,40 @@ def test_links_that_are_not_bare_marks_are_kept(link: str) -> None:
     assert excluded(tree, "boilerplate") == []
 
 
+# The Rust Reference (mdbook-spec, MIT/Apache-2.0), reference/abi.html: a rule identifier,
+# a link to the div that holds it, before the heading and before every paragraph.
+RULE = (
+    '<div class="rule" id="r-abi.intro"><a class="rule-link" href="#r-abi.intro" '
+    'title="abi.intro"><span>[abi<wbr>.intro]</span></a>\n</div>\n'
+)
+
+
+def test_a_link_to_the_element_it_alone_fills_is_a_self_label() -> None:
+    tree = normalize(
+        f'<main>{RULE.replace("abi.intro", "abi")}<h1 id="abi"><a class="header" href="#abi">'
+        f"ABI</a></h1>\n{RULE}<p>This section documents the ABI.</p></main>"
+    )
+    assert texts(tree) == ["ABI", "This section documents the ABI."]
+    labels = excluded(tree, "boilerplate")
+    assert len(labels) == 2 and all(label.startswith('<a class="rule-link"') for label in labels)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '<h2 id="x"><a href="#x">Title</a></h2>',  # a heading is its own title
+        '<dl><dt id="x"><a href="#x">term</a></dt><dd>meaning</dd></dl>',
+        '<div id="x"><a href="#x">Label</a> and more text</div>',  # not alone in it
+        '<div id="x"><p><a href="#x">Label</a></p></div>',  # not its parent
+        '<div id="y"><a href="#x">Label</a></div>',  # another element
+        '<p id="x"><a href="#x">A link</a><a href="#z">another</a></p>',
+    ],
+)
+def test_links_to_other_elements_or_sharing_theirs_are_kept(source: str) -> None:
+    tree = normalize(f"<main>{source}</main>")
+    assert excluded(tree, "boilerplate") == []
+
+
 def test_main_content_inside_chrome_keeps_that_chrome() -> None:
     tree = normalize("<nav><main><p>Real</p></main></nav><nav>Menu</nav>")
     assert texts(tree) == ["Real"]

@@ -42,6 +42,7 @@ from fastrag.normalization.formats._html_tags import (
     Category,
     attribute,
     chrome_verdict,
+    is_self_label,
     is_site_navigation,
     is_symbol_permalink,
 )
@@ -372,9 +373,12 @@ class TreeBuilder(BlockTree, Tokenizer):
         if self.boilerplate and category != Category.SUPPRESS:
             if category == Category.LINK and attrs:
                 css = attribute(attrs, "class")
+                content, tag_end = self.content, self.tag_end
                 if (
-                    css and not PERMALINK_CLASSES.isdisjoint(css.split())  # a "¶" mark
-                ) or is_symbol_permalink(attrs, self.content, self.tag_end):
+                    (css and not PERMALINK_CLASSES.isdisjoint(css.split()))  # a "¶" mark
+                    or is_symbol_permalink(attrs, content, tag_end)
+                    or is_self_label(attrs, content, tag_end)
+                ):
                     self.suppress(tag, "boilerplate")
                     return
             if tag in _SITE_NAVIGATION_TAGS and attrs and is_site_navigation(tag, attrs):

@@ -28,6 +28,7 @@ __all__ = [
     "attribute",
     "chrome_verdict",
     "is_navigation_link",
+    "is_self_label",
     "is_site_navigation",
     "is_symbol_permalink",
     "marks_main",
@@ -221,6 +222,43 @@ def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_e
     if not href or href[0] != "#":
         return False
     return _SYMBOL_LINK_TEXT.match(content, tag_end) is not None
+
+
+# A self-label: a link to the element that holds it and nothing else, ``<div id="r-abi">
+# <a href="#r-abi">[abi]</a></div>`` — the Rust Reference's rule identifiers before every
+# paragraph, anchors a reader copies, not text. Only in a div, p or span: a heading (or
+# term) whose title is a link to itself (mdBook's ``<h2 id="x"><a href="#x">Title</a>``)
+# keeps it.
+_SELF_LABEL_PARENTS = frozenset({"div", "p", "span"})
+_OPENING_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?>[ \t\n\r\f]*\Z")
+_ID = re.compile(r"""(?:^|\s)id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
+_SELF_LABEL_LENGTH = 200
+"""Longest inner markup of a self-label: a whole paragraph is never one."""
+
+
+def is_self_label(attrs: list[tuple[str, str | None]], content: str, tag_end: int) -> bool:
+    """Whether the ``<a>`` whose start tag ends at ``tag_end`` links to the ``div``,
+    ``p`` or ``span`` that it is the whole content of."""
+    href = attribute(attrs, "href")
+    if not href or len(href) < 2 or href[0] != "#":
+        return False
+    start = content.rfind("<", 0, tag_end)  # this <a>
+    parent_start = content.rfind("<", max(0, start - 1000), start)
+    if parent_start < 0:
+        return False
+    opening = _OPENING_TAG.match(content, parent_start, start)
+    if opening is None or opening.group(1).lower() not in _SELF_LABEL_PARENTS:
+        return False
+    found = _ID.search(opening.group(2) or "")
+    if found is None or next(value for value in found.groups() if value is not None) != href[1:]:
+        return False
+    close = content.find("</a", tag_end, tag_end + _SELF_LABEL_LENGTH)
+    if close < 0 or "<a" in content[tag_end:close].lower():
+        return False
+    after = re.compile(
+        r"</a[ \t\n\r\f]*>[ \t\n\r\f]*</" + opening.group(1) + r"[ \t\n\r\f]*>", re.I
+    )
+    return after.match(content, close) is not None
 
 
 def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:

@@ -97,7 +97,11 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   ``copiable-anchor`` (Texinfo), ``anchorjs-link`` or ``header-anchor`` — the ``¶``
   or ``#`` put after headings and terms — and, whatever its class, an ``<a>`` to an
   in-page ``#fragment`` whose whole text is one such mark (``#``, ``¶``, ``§``, ``🔗``,
-  ``⚓``), e.g. Node.js's ``<a class="mark" href="#path">#</a>``.
+  ``⚓``), e.g. Node.js's ``<a class="mark" href="#path">#</a>``;
+* self-labels, anywhere: an ``<a>`` to an in-page ``#fragment`` naming the ``div``, ``p``
+  or ``span`` that holds the link and nothing else (the Rust Reference's rule
+  identifiers, ``<div id="r-abi"><a href="#r-abi">[abi]</a></div>``, before every
+  paragraph). A heading or term whose title is a link to itself keeps it.
 
 The other elements are excluded whole. Not removed on a page without a marked main
 region: anything else, whatever its class or id (``div.footer``, ``div.sidebar``, cookie
@@ -154,8 +158,9 @@ __all__ = ["HtmlNormalizer"]
 # it spans are excluded); the first <title> is the title even with text open before it.
 # v13: that trailing source is excluded tag run by tag run, whitespace between as such.
 # v14: a leaf showing only spaces (<p>&nbsp;</p>, a blank <pre>) leaves the tree, excluded.
+# v15: self-labels (a link alone in the div, p or span it links to) are boilerplate.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 14
+_VERSION = 15
 _MAX_RERUNS = 8
 
 
