@@ -75,8 +75,15 @@ def _title(draw: st.DrawFn) -> list[str]:
 def _literal(draw: st.DrawFn) -> list[str]:
     body = draw(
         st.lists(
-            st.sampled_from([*(line for pair in HEADING_LIKE for line in pair), "x = 1",
-                             "  deeper", "- not a list", ".. note:: not a directive"]),
+            st.sampled_from(
+                [
+                    *(line for pair in HEADING_LIKE for line in pair),
+                    "x = 1",
+                    "  deeper",
+                    "- not a list",
+                    ".. note:: not a directive",
+                ]
+            ),
             min_size=1,
             max_size=5,
         )
@@ -127,11 +134,19 @@ def _definitions(draw: st.DrawFn) -> list[str]:
         if style == 0:
             lines.extend([draw(inline_text(3)), "   " + draw(inline_text())])
         elif style == 1:
-            lines.extend([f":{draw(st.sampled_from(['Author', 'param x', 'returns']))}: "
-                          + draw(inline_text()), "   " + draw(inline_text())])
+            lines.extend(
+                [
+                    f":{draw(st.sampled_from(['Author', 'param x', 'returns']))}: "
+                    + draw(inline_text()),
+                    "   " + draw(inline_text()),
+                ]
+            )
         else:
-            lines.append(draw(st.sampled_from(["-a", "--verbose", "-f FILE, --file=FILE"]))
-                         + "  " + draw(inline_text(3)))
+            lines.append(
+                draw(st.sampled_from(["-a", "--verbose", "-f FILE, --file=FILE"]))
+                + "  "
+                + draw(inline_text(3))
+            )
     return lines
 
 
@@ -139,8 +154,10 @@ def _definitions(draw: st.DrawFn) -> list[str]:
 def _table(draw: st.DrawFn) -> list[str]:
     columns = draw(st.integers(1, 3))
     rows = draw(st.integers(1, 3))
-    cells = [[draw(st.sampled_from(["a", "bb", "日本", "x y", "", "1"])) for _ in range(columns)]
-             for _ in range(rows + 1)]
+    cells = [
+        [draw(st.sampled_from(["a", "bb", "日本", "x y", "", "1"])) for _ in range(columns)]
+        for _ in range(rows + 1)
+    ]
     if draw(st.booleans()):
         border = "+" + "+".join(["------"] * columns) + "+"
         head = "+" + "+".join(["======"] * columns) + "+"
@@ -163,8 +180,22 @@ def _table(draw: st.DrawFn) -> list[str]:
 
 @st.composite
 def _directive(draw: st.DrawFn) -> list[str]:
-    name = draw(st.sampled_from(["note", "warning", "function", "versionadded", "seealso",
-                                 "admonition", "toctree", "topic", "container", "only"]))
+    name = draw(
+        st.sampled_from(
+            [
+                "note",
+                "warning",
+                "function",
+                "versionadded",
+                "seealso",
+                "admonition",
+                "toctree",
+                "topic",
+                "container",
+                "only",
+            ]
+        )
+    )
     argument = draw(st.sampled_from(["", " 3.2", " open(file, mode='r')", " Title text"]))
     head = [f".. {name}::{argument}"]
     if draw(st.booleans()):
@@ -183,12 +214,24 @@ _SIMPLE_BLOCKS: list[st.SearchStrategy[list[str]]] = [
     _directive(),
     st.builds(lambda text: ["    " + text, "", "    -- Someone"], inline_text()),
     st.builds(lambda text: ["| " + text, "|    indented line"], inline_text()),
-    st.sampled_from([[">>> print(1)", "1"], ["----------"], [".. comment", "   more comment"],
-                     [".. _label:"], [".. _python: https://python.org"], ["__ https://x.org"],
-                     [".. |sub| replace:: substituted"], [".. [#] A footnote."],
-                     [".. [CIT1] A citation."], [".. raw:: html", "", "   <b>raw</b>"],
-                     [".. include:: /etc/passwd"], [".. highlight:: c"], [".."],
-                     [".. image:: picture.png", "   :alt: alt"]]),
+    st.sampled_from(
+        [
+            [">>> print(1)", "1"],
+            ["----------"],
+            [".. comment", "   more comment"],
+            [".. _label:"],
+            [".. _python: https://python.org"],
+            ["__ https://x.org"],
+            [".. |sub| replace:: substituted"],
+            [".. [#] A footnote."],
+            [".. [CIT1] A citation."],
+            [".. raw:: html", "", "   <b>raw</b>"],
+            [".. include:: /etc/passwd"],
+            [".. highlight:: c"],
+            [".."],
+            [".. image:: picture.png", "   :alt: alt"],
+        ]
+    ),
 ]
 
 

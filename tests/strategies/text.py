@@ -12,8 +12,20 @@ from hypothesis import strategies as st
 
 __all__ = ["documents", "line"]
 
-_ODD = ["\x00", "\ud800", "\udfff", "\x0c", "\x0b", "\u00a0", "\u2028", "\u3000", "\u0301",
-        "🍐", "\x85", "\t"]
+_ODD = [
+    "\x00",
+    "\ud800",
+    "\udfff",
+    "\x0c",
+    "\x0b",
+    "\u00a0",
+    "\u2028",
+    "\u3000",
+    "\u0301",
+    "🍐",
+    "\x85",
+    "\t",
+]
 _CHARACTERS = st.one_of(
     st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\r\n"),
     st.sampled_from(_ODD),

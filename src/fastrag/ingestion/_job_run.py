@@ -170,11 +170,18 @@ class _Share:
             for note in parent.metadata.get("parse_diagnostics", ())
             if str(note).startswith(_LOSSY_NOTES)
         )
+        plan = self.plan
         if not chunks:
             what = "is empty" if not parent.content.strip() else "has nothing to chunk"
-            reason = f"{source}: the parsed text {what}" + (f" ({notes})" if notes else "")
+            remarks = [notes] if notes else []
+            # Why, when the normalizer says (an HTML page that only redirects), and the
+            # kept tree released either way.
+            tree = None if plan.trees is None else plan.trees.take(parent)
+            if tree is not None and tree.diagnostics:
+                remarks.append(_normalization_notes(tree.diagnostics))
+            reason = f"{source}: the parsed text {what}"
+            reason += f" ({'; '.join(remarks)})" if remarks else ""
             return DocumentOutcome(self._entry(source, parent, EMPTY, reason))
-        plan = self.plan
         try:
             records = build_records(
                 parent,

@@ -276,7 +276,8 @@ class Exclusion:
     ``template``, ``noscript``, ``comment``, ``boilerplate`` (page chrome),
     ``ui_control`` (the text of an HTML ``<button>``), ``front_matter`` (kept as document
     metadata instead), ``system_message``, ``directive`` (content a hardened parser
-    refuses to run, such as RST ``raw``).
+    refuses to run, such as RST ``raw``), ``redirect`` (an HTML page that sends the
+    reader elsewhere at once).
     """
 
     span: SourceSpan

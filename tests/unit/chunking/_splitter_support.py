@@ -17,8 +17,26 @@ from fastrag.models import Document
 # whitespace the separators care about, so documents have paragraphs, lines and words.
 _TOKENS = st.sampled_from(
     [
-        "a", "bb", "ccc", "word", "longerword", "x" * 23, "é", "日本語", "🙂", ".", ", ",
-        " ", " ", "  ", "\t", "\n", "\n", "\n\n", "\n\n\n", " \n ",
+        "a",
+        "bb",
+        "ccc",
+        "word",
+        "longerword",
+        "x" * 23,
+        "é",
+        "日本語",
+        "🙂",
+        ".",
+        ", ",
+        " ",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\n",
+        "\n\n",
+        "\n\n\n",
+        " \n ",
     ]
 )
 

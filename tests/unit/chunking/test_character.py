@@ -101,9 +101,7 @@ def test_blank_documents_yield_nothing() -> None:
 
 
 def test_config_names_every_output_changing_value() -> None:
-    splitter = CharacterTextSplitter(
-        chunk_size=500, chunk_overlap=50, separator="\n", cache=False
-    )
+    splitter = CharacterTextSplitter(chunk_size=500, chunk_overlap=50, separator="\n", cache=False)
     assert splitter.config() == {
         "version": 1,
         "chunk_size": 500,

@@ -38,9 +38,7 @@ def _split(content: str, content_format: str = "markdown") -> list[tuple[str, li
     return pieces
 
 
-@pytest.mark.parametrize(
-    "case", sorted(path.stem for path in CASES.glob("*.md")), ids=str
-)
+@pytest.mark.parametrize("case", sorted(path.stem for path in CASES.glob("*.md")), ids=str)
 def test_fixture_case(case: str) -> None:
     source = (CASES / f"{case}.md").read_text(encoding="utf-8")
     assert _split(source) == _expected(CASES / f"{case}.chunks.txt")

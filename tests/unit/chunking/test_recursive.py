@@ -187,17 +187,15 @@ def test_invalid_arguments_are_named(options: dict[str, object], named: str) -> 
 
 async def test_seed_snippet_runs_as_written_and_replays_from_cache() -> None:
     cache = InMemoryCacheStore()
-    chunker = RecursiveCharacterTextSplitter(
-        chunk_size=500, chunk_overlap=50, cache=cache
-    )
+    chunker = RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50, cache=cache)
     block = "A sentence that repeats. " * 30 + "\n\nA short paragraph.\n"
     source = block * 4  # repeated text: every start_index must still be its own
     parent = Document("parent", "notes.md", source, {"content_format": "markdown"})
     fresh = await chunker([parent]).run()
     assert len(cache) == 1  # the second run below replays this entry
-    replayed = await RecursiveCharacterTextSplitter(
-        chunk_size=500, chunk_overlap=50, cache=cache
-    )([parent]).run()
+    replayed = await RecursiveCharacterTextSplitter(chunk_size=500, chunk_overlap=50, cache=cache)(
+        [parent]
+    ).run()
     assert replayed == fresh
     starts = [chunk.metadata["start_index"] for chunk in fresh]
     assert starts == sorted(set(starts))

@@ -137,3 +137,21 @@ def test_an_unpicklable_tokenizer_is_refused_for_workers(tmp_path: Path) -> None
         _config(tmp_path, tokenizer=Local(), workers=2)
     _config(tmp_path, tokenizer=Local(), workers=1)
     _config(tmp_path, tokenizer=Utf8ByteTokenizer(), workers=2)
+
+
+def test_an_empty_document_says_why_when_the_normalizer_knows(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    (tmp_path / "in" / "moved.html").write_text(
+        '<html><head><meta http-equiv="refresh" content="0; URL=new.html"></head>'
+        '<body><p>Redirecting to <a href="new.html">new.html</a>.</p></body></html>',
+        encoding="utf-8",
+    )
+    (tmp_path / "in" / "blank.md").write_text("<!-- nothing shown -->\n", encoding="utf-8")
+    result = run_ingest(config)
+    reasons = {entry.path: (entry.state, entry.reason) for entry in result.entries}
+    assert reasons["moved.html"] == (
+        "empty",
+        "moved.html: the parsed text has nothing to chunk (normalization: an immediate "
+        "redirect (meta refresh): the page shows nothing of its own)",
+    )
+    assert reasons["blank.md"] == ("empty", "blank.md: the parsed text has nothing to chunk")

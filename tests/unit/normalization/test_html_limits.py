@@ -353,3 +353,72 @@ def _depths(tree: NormalizedDocument) -> dict[str, int]:
     for node in tree.nodes[1:]:
         depth[node.node_id] = depth[node.parent_id or ""] + 1
     return depth
+
+
+# mdBook's redirect stub (the Rustonomicon, MIT/Apache-2.0, nomicon/vec.html), shortened.
+REDIRECT = (
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+    "<title>Redirecting...</title>\n"
+    '<meta http-equiv="refresh" content="0; URL=./vec/vec.html">\n'
+    '<link rel="canonical" href="./vec/vec.html"></head>\n<body>'
+    '<p>Redirecting to... <a href="./vec/vec.html">./vec/vec.html</a>.</p>'
+    "<script>window.location.replace('./vec/vec.html');</script></body></html>"
+)
+
+
+@pytest.mark.parametrize(
+    ("meta", "target"),
+    [
+        ('<meta http-equiv="refresh" content="0; URL=./vec/vec.html">', "./vec/vec.html"),
+        ("<META HTTP-EQUIV=Refresh CONTENT='1;url=/new/'>", "/new/"),
+        ('<meta content="0;url=\'page.html\'" http-equiv="refresh">', "page.html"),
+        (
+            '<meta http-equiv="refresh" content="0.5, https://example.org/x">',
+            "https://example.org/x",
+        ),
+    ],
+)
+def test_a_page_that_redirects_at_once_shows_nothing(meta: str, target: str) -> None:
+    tree = normalize(
+        REDIRECT.replace(REDIRECT[REDIRECT.index("<meta http") :].split("\n")[0], meta)
+    )
+    assert [node.kind for node in tree.nodes] == ["document"] and len(tree.units) == 0
+    assert [exclusion.reason for exclusion in tree.exclusions] == ["redirect"]
+    assert tree.metadata["redirect"] == target
+    assert "immediate redirect" in tree.diagnostics[0]
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        '<meta http-equiv="refresh" content="30; URL=./vec/vec.html">',  # a slow reload
+        '<meta http-equiv="refresh" content="0">',  # reloads itself: no target
+        '<!-- <meta http-equiv="refresh" content="0; URL=./vec/vec.html"> -->',
+        '<meta name="refresh" content="0; URL=./vec/vec.html">',
+    ],
+)
+def test_other_refreshes_keep_the_page(meta: str) -> None:
+    tree = normalize(
+        REDIRECT.replace(REDIRECT[REDIRECT.index("<meta http") :].split("\n")[0], meta)
+    )
+    assert texts(tree) == ["Redirecting to... ./vec/vec.html."]
+    assert "redirect" not in tree.metadata
+
+
+def test_a_redirect_stub_is_kept_when_boilerplate_is() -> None:
+    tree = normalize(REDIRECT, remove_boilerplate=False)
+    assert texts(tree) == ["Redirecting to... ./vec/vec.html."]
+
+
+def test_a_redirect_stub_gives_no_chunks_and_validates_as_empty() -> None:
+    from fastrag.ingestion.steps.chunking import StructureAwareChunker
+    from fastrag.ingestion.steps.chunking.structure import validate_structure_chunks
+    from fastrag.models import Document
+
+    chunker = StructureAwareChunker(cache=False)
+    document = Document("stub", "s", REDIRECT, {"content_format": "html"})
+    assert list(chunker.split(document)) == []
+    normalized = chunker.normalizers.normalize(document)
+    report = validate_structure_chunks(normalized, (), chunker.tokenizer, 600)
+    assert (report.chunk_count, report.classification) == (0, "empty")
+    assert report.normalization_diagnostics == normalized.diagnostics

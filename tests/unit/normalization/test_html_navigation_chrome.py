@@ -337,20 +337,29 @@ def test_chrome_headings_without_content_are_boilerplate() -> None:
 
 
 def test_an_equal_menu_title_before_text_and_the_main_title_is_boilerplate() -> None:
-    # The Rust Reference: mdBook's menu-title <h1>, then the rule label of the chapter
-    # (in main, before the chapter's own <h1>). The label headed by the book's title
-    # was a 7-token chunk on every page; it moves up to the document instead.
-    source = MDBOOK.replace(
-        '<main><h1 id="m">',
-        '<main><div class="rule" id="r-m"><a class="rule-link" href="#r-m">'
-        '<span>[manifest]</span></a></div><h1 id="m">',
-    )
+    # The Rust Reference: mdBook's menu-title <h1>, then text before the chapter's own
+    # <h1> in main. Headed by the book's title, that text was a 7-token chunk on every
+    # page; it moves up to the document instead.
+    source = MDBOOK.replace('<main><h1 id="m">', '<main><p>Draft.</p><h1 id="m">')
     tree = normalize(source)
-    assert texts(tree)[:2] == ["[manifest]", "The Manifest Format"]
+    assert texts(tree)[:2] == ["Draft.", "The Manifest Format"]
     assert sections(tree) == ["The Manifest Format", "The package section"]
     assert "The Cargo Book" in excluded(tree, "boilerplate")
     root = tree.nodes[0]
     assert [tree.node(child).kind for child in root.children] == ["paragraph", "section"]
+
+
+def test_the_rust_references_rule_label_before_the_title_is_a_self_label() -> None:
+    # Its rule label ("[manifest]", a link to the div holding it) is no text at all.
+    label = '<a class="rule-link" href="#r-m"><span>[manifest]</span></a>'
+    source = MDBOOK.replace(
+        '<main><h1 id="m">', f'<main><div class="rule" id="r-m">{label}</div><h1 id="m">'
+    )
+    tree = normalize(source)
+    assert texts(tree)[0] == "The Manifest Format"
+    assert label in excluded(tree, "boilerplate")
+    root = tree.nodes[0]
+    assert [tree.node(child).kind for child in root.children] == ["section"]
 
 
 RUSTDOC = (

@@ -18,8 +18,16 @@ from fastrag.normalization.dump import dump_tree
 from fastrag.normalization.formats.rst import RstNormalizer
 
 NORMALIZER = RstNormalizer()
-_WATCHED = {"open", "urllib.Request", "socket.connect", "socket.getaddrinfo",
-            "subprocess.Popen", "os.system", "os.listdir", "os.scandir"}
+_WATCHED = {
+    "open",
+    "urllib.Request",
+    "socket.connect",
+    "socket.getaddrinfo",
+    "subprocess.Popen",
+    "os.system",
+    "os.listdir",
+    "os.scandir",
+}
 _AUDIT: dict[str, Any] = {"armed": False, "events": []}
 
 
@@ -145,8 +153,13 @@ def test_odd_characters_and_line_ends_give_exact_valid_trees(source: str) -> Non
 def test_mixed_line_ends_are_docutils_lines() -> None:
     tree = normalize("Title\r\n=====\r\rpara one\rcontinued\n\r\n- a\r- b\n")
     assert [(n.kind, n.text) for n in tree.nodes[1:]] == [
-        ("section", "Title"), ("heading", "Title"), ("paragraph", "para one\rcontinued"),
-        ("list", ""), ("list_item", ""), ("paragraph", "a"), ("list_item", ""),
+        ("section", "Title"),
+        ("heading", "Title"),
+        ("paragraph", "para one\rcontinued"),
+        ("list", ""),
+        ("list_item", ""),
+        ("paragraph", "a"),
+        ("list_item", ""),
         ("paragraph", "b"),
     ]
 

@@ -27,6 +27,7 @@ __all__ = [
     "alt_value_span",
     "attribute",
     "chrome_verdict",
+    "immediate_redirect",
     "is_navigation_link",
     "is_self_label",
     "is_site_navigation",
@@ -259,6 +260,36 @@ def is_self_label(attrs: list[tuple[str, str | None]], content: str, tag_end: in
         r"</a[ \t\n\r\f]*>[ \t\n\r\f]*</" + opening.group(1) + r"[ \t\n\r\f]*>", re.I
     )
     return after.match(content, close) is not None
+
+
+# A page that sends the browser elsewhere at once, ``<meta http-equiv="refresh"
+# content="0; URL=./vec/vec.html">`` (mdBook's and Sphinx's redirect stubs, moved pages):
+# a reader never sees its own text ("Redirecting to..."). A delay of up to a second
+# counts; a longer one (a page that reloads itself every minute) does not.
+_REFRESH = re.compile(r"<meta\b[^<>]*?\bhttp-equiv\s*=\s*[\"']?refresh\b[^<>]*>", re.IGNORECASE)
+_CONTENT = re.compile(
+    r"""[\s"']content\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE
+)
+_TARGET = re.compile(
+    r"""\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?["']?([^"'\s][^"']*)""", re.IGNORECASE
+)
+_REDIRECT_DELAY = 1.0
+
+
+def immediate_redirect(content: str) -> str | None:
+    """The target of a refresh that leaves the page within a second, or None (also for
+    one inside a comment, or a refresh without a target: a page reloading itself)."""
+    for meta in _REFRESH.finditer(content):
+        comment = content.rfind("<!--", 0, meta.start())
+        if comment >= 0 and content.find("-->", comment + 4, meta.start()) < 0:
+            continue  # commented out
+        value = _CONTENT.search(meta.group(0))
+        if value is None:
+            continue
+        target = _TARGET.match(next(part for part in value.groups() if part is not None))
+        if target is not None and float(target.group(1)) <= _REDIRECT_DELAY:
+            return target.group(2).strip()
+    return None
 
 
 def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:

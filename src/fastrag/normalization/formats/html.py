@@ -98,6 +98,11 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   or ``#`` put after headings and terms — and, whatever its class, an ``<a>`` to an
   in-page ``#fragment`` whose whole text is one such mark (``#``, ``¶``, ``§``, ``🔗``,
   ``⚓``), e.g. Node.js's ``<a class="mark" href="#path">#</a>``;
+* a page that redirects within a second (``<meta http-equiv="refresh" content="0;
+  URL=...">``, the stubs documentation generators leave at moved pages: "Redirecting
+  to..."): no reader sees its text, so the whole source is excluded as ``redirect``,
+  with the target in ``metadata["redirect"]`` and a diagnostic; the page gives no
+  chunks;
 * self-labels, anywhere: an ``<a>`` to an in-page ``#fragment`` naming the ``div``, ``p``
   or ``span`` that holds the link and nothing else (the Rust Reference's rule
   identifiers, ``<div id="r-abi"><a href="#r-abi">[abi]</a></div>``, before every
@@ -126,10 +131,16 @@ from fastrag.models import Document
 from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_finish import build_document
 from fastrag.normalization.formats._html_frames import Limits
-from fastrag.normalization.formats._html_tags import marks_main
+from fastrag.normalization.formats._html_tags import immediate_redirect, marks_main
 from fastrag.normalization.formats._html_text import Block
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
-from fastrag.normalization.model import NormalizedDocument
+from fastrag.normalization.model import (
+    Exclusions,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+    Units,
+)
 
 __all__ = ["HtmlNormalizer"]
 
@@ -159,8 +170,9 @@ __all__ = ["HtmlNormalizer"]
 # v13: that trailing source is excluded tag run by tag run, whitespace between as such.
 # v14: a leaf showing only spaces (<p>&nbsp;</p>, a blank <pre>) leaves the tree, excluded.
 # v15: self-labels (a link alone in the div, p or span it links to) are boilerplate.
+# v16: pages that redirect within a second are excluded whole as "redirect".
 _PARSER = "html.parser-3.11.7"
-_VERSION = 15
+_VERSION = 16
 _MAX_RERUNS = 8
 
 
@@ -223,6 +235,10 @@ class HtmlNormalizer:
     def normalize(self, document: Document) -> NormalizedDocument:
         content = document.content
         check_size("HtmlNormalizer", document, self.max_characters)
+        if self.remove_boilerplate:
+            target = immediate_redirect(content)
+            if target is not None:
+                return _redirect_stub(document, target)
         has_main = marks_main(content)
         builder = self._remove_chrome(content, has_main)
         if has_main and self.remove_boilerplate and not builder.main_text:
@@ -273,3 +289,21 @@ class HtmlNormalizer:
             protected |= builder.conflicts
             builder.release()
         return self._run(content, False, has_main, frozenset())
+
+
+def _redirect_stub(document: Document, target: str) -> NormalizedDocument:
+    """A page that redirects at once shows nothing of its own: its whole source is
+    excluded as ``redirect`` and the target kept in ``metadata["redirect"]``."""
+    length = len(document.content)
+    root = NormalizedNode(
+        f"{document.id}:document:0", "document", "", (SourceSpan(0, length),) if length else ()
+    )
+    return NormalizedDocument(
+        document,
+        "html",
+        (root,),
+        Units.from_offsets([], [], [], id_prefix=f"{document.id}:unit:"),
+        Exclusions.from_offsets([0], [length], ["redirect"]) if length else (),
+        ("an immediate redirect (meta refresh): the page shows nothing of its own",),
+        {"redirect": target},
+    ).validate()
