@@ -118,7 +118,9 @@ def test_prose_rows_with_inline_code_are_not_code() -> None:
     # in the text font: prose, however the characters are sampled.
     lines = code_lines("bashref.pdf")
     assert not [line for line in lines if line.endswith(("SIGTSTP.", "ignoreboth.", "REPLY."))]
-    assert len(lines) == 625  # 626 with the index's "do-lowercase-version (M-A," row
+    # 626 with the index's "do-lowercase-version (M-A," row; blank lines inside a code
+    # block are not rows
+    assert len([line for line in lines if line]) == 625
 
 
 def test_paragraph_text_is_literal_not_markdown_escaped() -> None:
@@ -201,3 +203,15 @@ def test_rows_join_a_raised_smaller_span_but_not_a_raised_same_size_one() -> Non
     assert [line.text for line in region_lines(script)] == ["S 2 x"]
     level = [span("S", 90.0, 514.6, 10.9), span("2", 96.0, 510.7, 10.9)]
     assert [line.text for line in region_lines(level)] == ["S", "2"]
+
+
+def test_a_blank_line_inside_a_code_example_stays_inside_it() -> None:
+    # Texinfo sets a blank line of an @example a hair over two line pitches below the row
+    # above (26.3 pt, pitch 13.1 pt): it was read as the end of the block, and every
+    # paragraph of the example became a code block of its own.
+    content = parsed("bashref.pdf").content
+    assert (
+        "```\nTEXTDOMAIN=example\nTEXTDOMAINDIR=/usr/local/share/locale\n\n"
+        "cp es.mo ${TEXTDOMAINDIR}/es/LC_MESSAGES/${TEXTDOMAIN}.mo\n"
+    ) in content
+    assert "    func2\n}\n\nfunc2()\n{\n" in content

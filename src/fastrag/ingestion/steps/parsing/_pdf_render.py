@@ -26,7 +26,9 @@ last row ends, so markup between two pages belongs to the page after it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Final
 
 from fastrag.ingestion.steps.parsing._pdf_layout import (
@@ -191,6 +193,21 @@ def code_indents(block: Block) -> list[int]:
     return [min(round((line.box.x0 - left) / char) if char > 0 else 0, 40) for line in lines]
 
 
+_BLANK_LINE: Final = 1.6
+"""Line pitches from one code row to the next beyond which a blank line lies between."""
+
+
+def _blank_lines(lines: Sequence[Line]) -> set[int]:
+    """Rows of a code block that follow a blank line: a baseline step of more than
+    ``_BLANK_LINE`` pitches, the pitch being the block's closest rows' step or, when
+    every row stands apart, 1.25 times the font size (what text pitches are)."""
+    steps = [below.baseline - above.baseline for above, below in pairwise(lines)]
+    if not steps:
+        return set()
+    pitch = min(min(steps), 1.25 * max(lines[0].size, 1.0))
+    return {index + 1 for index, step in enumerate(steps) if step > _BLANK_LINE * pitch}
+
+
 def header_is_data(rows: tuple[tuple[str, ...], ...]) -> bool:
     """The table's first row holds figures, so it is data, not a header row."""
     return any(_NUMERIC.fullmatch(cell) for cell in rows[0] if cell)
@@ -201,7 +218,10 @@ def _code(writer: _Writer, block: Block) -> None:
     longest = max((len(run) for line in lines for run in re.findall(r"`+", line.text)), default=0)
     fence = "`" * max(3, longest + 1)
     writer.write(fence + "\n")
-    for line, indent in zip(lines, code_indents(block), strict=True):
+    blank = _blank_lines(lines)
+    for index, (line, indent) in enumerate(zip(lines, code_indents(block), strict=True)):
+        if index in blank:
+            writer.write("\n")  # the blank line the code has there
         writer.write(" " * indent)
         writer.row(line.text, line, block.page)
         writer.write("\n")
