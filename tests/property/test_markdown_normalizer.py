@@ -85,9 +85,16 @@ def test_exclusions_are_what_they_claim(source: str) -> None:
             # Inside an HTML block read as text: the HTML adapter's own reasons.
             assert exclusion.reason in HTML_REASONS, exclusion.reason
         elif exclusion.reason == "front_matter":
-            assert exclusion.span.start == 0
-            assert text.startswith(("---", "+++"))
-            assert tree.metadata["front_matter"] in text
+            # Whole, or in two around a title the document is headed by (its unit).
+            front = [e.span for e in tree.exclusions if e.reason == "front_matter"]
+            whole = source[front[0].start : front[-1].end]
+            assert front[0].start == 0 and len(front) <= 2
+            assert whole.startswith(("---", "+++"))
+            assert tree.metadata["front_matter"] in whole
+            if len(front) == 2:
+                title = tree.nodes[2]
+                assert (title.kind, title.level) == ("heading", 1)
+                assert (title.start, title.end) == (front[0].end, front[1].start)
         elif exclusion.reason == "comment":
             assert text.startswith("<!--")
             assert text.endswith("-->")

@@ -503,6 +503,87 @@ def test_toml_front_matter_with_crlf() -> None:
     assert [node.text for node in of_kind(tree, "paragraph")] == ["text"]
 
 
+# npm's documentation (Artistic-2.0), docs/content/commands/npm-audit.md, shortened: the
+# page title is in the front matter, the body's headings start at level 3.
+NPM_AUDIT = (
+    "---\ntitle: npm-audit\nsection: 1\ndescription: Run a security audit\n---\n\n"
+    "### Synopsis\n\n```bash\nnpm audit [fix|signatures]\n```\n\n"
+    "### Description\n\nThe audit command submits a description of the dependencies.\n"
+)
+
+
+def test_a_front_matter_title_heads_a_document_without_a_level_one_heading() -> None:
+    tree = normalize(NPM_AUDIT)
+    root, section, heading = tree.nodes[:3]
+    assert root.text == "npm-audit" and root.children == (section.node_id,)
+    assert (section.kind, section.level, section.text) == ("section", 1, "npm-audit")
+    assert (section.start, section.end) == (NPM_AUDIT.index("npm-audit"), len(NPM_AUDIT))
+    assert (heading.kind, heading.level, heading.text) == ("heading", 1, "npm-audit")
+    assert owned(tree, heading) == ["npm-audit"]
+    assert [tree.node(child).text for child in section.children[1:]] == [
+        "Synopsis",
+        "Description",
+    ]
+    assert excluded(tree, "front_matter") == [
+        "---\ntitle: ",
+        "\nsection: 1\ndescription: Run a security audit\n---\n",
+    ]
+    assert tree.metadata["front_matter"].startswith("title: npm-audit\n")
+
+
+def test_chunks_of_a_titled_page_carry_the_title_in_their_heading_path() -> None:
+    from fastrag.ingestion.steps.chunking import StructureAwareChunker
+
+    chunker = StructureAwareChunker(
+        cache=False, target_tokens=15, max_tokens=30, min_preferred_tokens=5
+    )
+    document = Document("d", "test", NPM_AUDIT, {"content_format": "markdown"})
+    paths = [tuple(meta["heading_path"]) for _content, meta in chunker.split(document)]
+    assert paths and all(path[0] == "npm-audit" for path in paths)
+    assert ("npm-audit", "Description") in paths
+
+
+@pytest.mark.parametrize(
+    ("front", "title"),
+    [
+        ('---\ntitle: "Quoted: yes"\n---\n', "Quoted: yes"),
+        ("---\ntitle: 'Single'\nweight: 3\n---\n", "Single"),
+        ('+++\ntitle = "Hugo page"\n+++\n', "Hugo page"),
+        ('+++\r\ntitle = "CRLF"\r\n+++\r\n', "CRLF"),
+    ],
+)
+def test_plain_and_quoted_titles_are_read(front: str, title: str) -> None:
+    tree = normalize(front + "\nSome text.\n")
+    assert tree.nodes[0].text == title and tree.nodes[2].text == title
+    assert owned(tree, tree.nodes[2]) == [title]
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        "---\ntitle: |\n  A block scalar\n---\n",
+        "---\ntitle: A # and a comment\n---\n",
+        '---\ntitle: "An \\"escaped\\" quote"\n---\n',
+        "---\n  title: Nested\n---\n",
+        "---\ntitle: [a, list]\n---\n",
+        "---\ntitle:\n---\n",
+        "---\ndescription: No title\n---\n",
+    ],
+)
+def test_other_front_matter_gives_no_heading(front: str) -> None:
+    tree = normalize(front + "\nSome text.\n")
+    assert of_kind(tree, "heading") == [] and tree.nodes[0].text == ""
+    assert excluded(tree, "front_matter") == [front]
+
+
+def test_a_body_level_one_heading_wins_over_the_front_matter_title() -> None:
+    source = "---\ntitle: Page\n---\n\n# Real title\n\nText.\n"
+    tree = normalize(source)
+    assert [node.text for node in of_kind(tree, "heading")] == ["Real title"]
+    assert tree.nodes[0].text == "Real title"
+    assert excluded(tree, "front_matter") == ["---\ntitle: Page\n---\n"]
+
+
 @pytest.mark.parametrize(
     "source",
     [

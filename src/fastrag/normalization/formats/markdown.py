@@ -35,6 +35,12 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   very start, opening line followed by a non-blank line) is excluded as
   ``front_matter`` and kept raw, uninterpreted, in
   ``metadata["front_matter"]`` (``metadata["front_matter_format"]``: ``yaml``/``toml``).
+  One key is read: a top-level ``title`` whose value is its own source text (plain, or
+  quoted without escapes: ``title: npm-audit``, ``title = "Guide"``) is the page title
+  static site generators render as its ``<h1>``. In a document with no level-1 heading
+  of its own, it is one: a ``heading`` of level 1 whose unit is the value, opening a
+  section over the whole document, so every chunk's heading path starts with the page
+  title and the body's sections (``### Synopsis``) are its subsections.
 * A thematic break (``---``, ``***``, ``___``) draws a rule and shows no text: it is
   excluded as ``markup`` (a chunk of a lone rule embedded nothing).
 * An HTML block that is one heading element, ``<h1 align="center">Project</h1>`` (how
@@ -130,6 +136,39 @@ class _FrontMatter:
     end: int  # first code point after the closing delimiter's line
     raw: str
     format: str
+    title: tuple[int, int] | None = None
+    """Where a plain ``title`` value lies in the content (see ``_front_title``)."""
+
+
+# A top-level ``title`` whose value is its source text: plain, or quoted without escapes
+# (YAML ``title: Guide``, ``title: "npm-audit"``; TOML ``title = "Guide"``). Anything
+# else (block scalars, anchors, flow collections, escapes) is left uninterpreted.
+_YAML_TITLE = re.compile(
+    r"^title[ \t]*:[ \t]*(?:\"([^\"\\\r\n]+)\"|'([^'\r\n]+)'|"
+    r"([^\s\[\]{}|>&*!%@`#\"',?:-][^\r\n]*?|-(?=\S)[^\r\n]*?))[ \t]*\r?$",
+    re.MULTILINE,
+)
+_TOML_TITLE = re.compile(
+    r"^title[ \t]*=[ \t]*(?:\"([^\"\\\r\n]+)\"|'([^'\r\n]+)')[ \t]*\r?$", re.MULTILINE
+)
+_TITLE_MAX = 300
+"""Longest front matter title taken as the document's heading (as for HTML headings)."""
+
+
+def _front_title(content: str, start: int, end: int, fmt: str) -> tuple[int, int] | None:
+    """Where the front matter's ``title`` value lies in ``content[start:end]``, if plain."""
+    pattern = _YAML_TITLE if fmt == "yaml" else _TOML_TITLE
+    found = pattern.search(content, start, end)
+    if found is None:
+        return None
+    group = next(index for index in (1, 2, 3) if found.group(index) is not None)
+    low, high = found.span(group)
+    value = content[low:high]
+    if fmt == "yaml" and group == 3 and (" #" in value or ": " in value):
+        return None  # a comment or a mapping: not a plain title
+    if not value.strip() or high - low > _TITLE_MAX:
+        return None
+    return low, high
 
 
 def _front_matter(content: str) -> _FrontMatter | None:
@@ -142,7 +181,9 @@ def _front_matter(content: str) -> _FrontMatter | None:
     if closing is None:
         return None
     raw = content[opening.end() : closing.start()]
-    return _FrontMatter(closing.end(), raw, "yaml" if delimiter == "---" else "toml")
+    fmt = "yaml" if delimiter == "---" else "toml"
+    title = _front_title(content, opening.end(), closing.start(), fmt)
+    return _FrontMatter(closing.end(), raw, fmt, title)
 
 
 class MarkdownNormalizer:
@@ -172,7 +213,8 @@ class MarkdownNormalizer:
     # v11: other HTML blocks show the readable text the HTML adapter reads from them (its
     #      identity is part of this one: its reading decides those blocks).
     # v12: a paragraph of inline HTML tags only (``<a id="x"></a>``) is "markup".
-    identity = f"markdown:pyromark-{_pyromark_version()}:v12+{HtmlNormalizer.identity}"
+    # v13: a front matter title heads a document without a level-1 heading.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v13+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
@@ -371,18 +413,23 @@ def _assemble(
 
     prefix = document.id
     count = len(draft_nodes)
-    ids = [f"{prefix}:{node.kind}:{index}" for index, node in enumerate(draft_nodes)]
-    id_of = ids.__getitem__
     children = draft.children
     root_children = children.get(0, [])
-    root_title = next(
-        (
-            draft_nodes[child].title or ""
-            for child in root_children
-            if draft_nodes[child].kind == "section" and draft_nodes[child].level == 1
-        ),
-        "",
-    )
+    level_one = [
+        draft_nodes[child].title or ""
+        for child in root_children
+        if draft_nodes[child].kind == "section" and draft_nodes[child].level == 1
+    ]
+    root_title = level_one[0] if level_one else ""
+    # A front matter title heads a document with no level-1 heading of its own (see the
+    # module docs): two nodes before the draft's, so the draft's ids move up by two.
+    titled = front.title if front is not None and not level_one else None
+    shift = 2 if titled else 0
+    ids = [
+        f"{prefix}:{node.kind}:{index + shift if index else 0}"
+        for index, node in enumerate(draft_nodes)
+    ]
+    id_of = ids.__getitem__
     for index in draft.noted:  # link, image and footnote lists become tuples
         attributes = draft_nodes[index].attributes
         if attributes is not None:
@@ -393,6 +440,35 @@ def _assemble(
     # Hot loop (one pass per node): constructors and lookups bound to locals.
     new_span, new_node = SourceSpan, NormalizedNode
     no_attributes, read_only = _NO_ATTRIBUTES, MappingProxyType
+    top_ids = tuple(map(id_of, root_children))
+    parent_ids = ids
+    lead: list[NormalizedNode] = []
+    if titled:
+        title_start, title_end = titled
+        root_title = content[title_start:title_end]
+        section_id, heading_id = f"{prefix}:section:1", f"{prefix}:heading:2"
+        lead = [
+            new_node(
+                section_id,
+                "section",
+                root_title,
+                (new_span(title_start, len(content)),),
+                ids[0],
+                (heading_id, *top_ids),
+                1,
+            ),
+            new_node(
+                heading_id,
+                "heading",
+                root_title,
+                (new_span(title_start, title_end),),
+                section_id,
+                (),
+                1,
+            ),
+        ]
+        top_ids = (section_id,)
+        parent_ids = [section_id, *ids[1:]]  # the draft's top-level nodes: the section's
     nodes = [
         new_node(
             ids[0],
@@ -400,8 +476,9 @@ def _assemble(
             root_title,
             (new_span(0, len(content)),) if content else (),
             None,
-            tuple(map(id_of, root_children)),
-        )
+            top_ids,
+        ),
+        *lead,
     ]
     append = nodes.append
     take_children = children.pop
@@ -440,15 +517,15 @@ def _assemble(
                 node.kind,
                 text,
                 (span,),
-                ids[node.parent],
+                parent_ids[node.parent],
                 tuple(map(id_of, kids)) if kids is not None else (),
                 node.level,
                 mapping,
             )
         )
     for index, (text, runs) in shown.items():  # HTML blocks show their readable text
-        built = nodes[index]
-        nodes[index] = new_node(
+        built = nodes[index + shift]
+        nodes[index + shift] = new_node(
             built.node_id,
             built.kind,
             text,
@@ -459,13 +536,20 @@ def _assemble(
             built.attributes,
             tuple(MapSegment(*run) for run in runs),
         )
-    units = Units.from_offsets(
-        unit_starts, unit_ends, list(map(id_of, owners)), id_prefix=f"{prefix}:u"
-    )
-    if base:
+    owner_ids = list(map(id_of, owners))
+    if titled:  # the title's value is the heading's unit; the rest stays front matter
+        unit_starts.insert(0, titled[0])
+        unit_ends.insert(0, titled[1])
+        owner_ids.insert(0, nodes[2].node_id)
+        exclusion_starts[:0] = (0, titled[1])
+        exclusion_ends[:0] = (titled[0], base)
+        reasons[:0] = ("front_matter", "front_matter")
+    elif base:
         exclusion_starts.insert(0, 0)
         exclusion_ends.insert(0, base)
         reasons.insert(0, "front_matter")
+    units = Units.from_offsets(unit_starts, unit_ends, owner_ids, id_prefix=f"{prefix}:u")
+    del owner_ids
     exclusions = Exclusions.from_offsets(exclusion_starts, exclusion_ends, reasons)
     metadata: dict[str, Any] = {}
     if front is not None:
