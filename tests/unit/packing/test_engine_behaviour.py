@@ -214,6 +214,26 @@ def test_nested_list_continuations_repeat_parent_labels() -> None:
         assert "list_parent" in {kind for _, _, kind in metadata["repeated_context"]}
 
 
+@pytest.mark.parametrize("content_format", ["rst", "html"])
+def test_a_long_definition_cut_inside_repeats_its_term(content_format: str) -> None:
+    paragraphs = [f"Paragraph {n} of what the option does, in a few words." for n in range(8)]
+    if content_format == "rst":
+        body = "\n\n".join(f"  {p}" for p in paragraphs)
+        text = f"Options\n=======\n\n``--short``\n  Brief.\n\n``--verbose``\n{body}\n"
+    else:
+        body = "".join(f"<p>{p}</p>" for p in paragraphs)
+        text = (
+            "<main><h1>Options</h1><dl><dt>--short</dt><dd>Brief.</dd>"
+            f"<dt>--verbose</dt><dd>{body}</dd></dl></main>"
+        )
+    pieces = packed(text, content_format, target_tokens=150, max_tokens=200, min_preferred_tokens=0)
+    inside = [(c, m) for c, m in pieces if "Paragraph" in c and "--short" not in c]
+    assert inside
+    for content, metadata in inside:
+        assert "verbose" in content.split("\n")[0]
+        assert [kind for _, _, kind in metadata["repeated_context"]] == ["list_parent"]
+
+
 SENTENCES = " ".join(f"Sentence {n} tells part {n} of the story." for n in range(24))
 
 

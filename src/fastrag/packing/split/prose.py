@@ -127,7 +127,60 @@ class ProseSplitter:
         ]
 
     def leading_context(self, start: int) -> tuple[ContextRange, ...]:
-        return ()
+        """The terms of the definitions a chunk starting at ``start`` continues, outermost
+        first, as optional ``list_parent`` context (the first line of each).
+
+        A definition too long for one chunk (an option of a command reference, an RST
+        or ``<dl>`` glossary entry) is cut inside; the chunk after the cut would not say
+        what it defines. Like a list item's parent label, the term is dropped when it
+        does not fit.
+        """
+        site = self.site
+        slots = site.block.slots
+        if start <= 0 or len(slots) < 2:
+            return ()
+        slot = site.slot_index(start)
+        # A chunk starting at a cut lies at the end of the previous slot: what it shows
+        # first is the next slot's unit.
+        if slots[slot][1] <= start and slot + 1 < len(slots):
+            slot += 1
+        contexts: list[ContextRange] = []
+        text = site.text
+        for term in self._terms(slots[slot][2]):
+            found = next((s for s in slots[slot::-1] if s[2] == term), None)
+            if found is None or found[1] > start:
+                continue  # not shown in this block, or the chunk starts inside it
+            line_end = text.find("\n", found[0], found[1])
+            label = text[found[0] : found[1] if line_end < 0 else line_end].rstrip()
+            if label:
+                contexts.append(ContextRange(found[0], found[0] + len(label), "list_parent", False))
+        return tuple(contexts)
+
+    def _terms(self, owner_id: str) -> list[str]:
+        """The term of each definition enclosing ``owner_id`` in the block, outermost
+        first (the nearest term before the definition among its siblings)."""
+        normalized = self.site.normalized
+        block_id = self.site.block.node_id
+        terms: list[str] = []
+        node = normalized.node(owner_id)
+        while node.node_id != block_id and node.parent_id is not None:
+            parent = normalized.node(node.parent_id)
+            if node.kind == "definition":
+                siblings = parent.children
+                before = siblings[: siblings.index(node.node_id)]
+                term = next(
+                    (
+                        sibling
+                        for sibling in reversed(before)
+                        if normalized.node(sibling).kind == "definition_term"
+                    ),
+                    None,
+                )
+                if term is not None:
+                    terms.append(term)
+            node = parent
+        terms.reverse()
+        return terms
 
     def trailing_context(self, end: int) -> tuple[ContextRange, ...]:
         return ()
