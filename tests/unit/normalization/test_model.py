@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pickle
+from itertools import pairwise
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
@@ -394,3 +397,73 @@ def test_the_partition_is_checked_across_windows_of_units(
         _striped(40, {20: (21, 22)}).validate()  # a unit shrunk from the left
     with pytest.raises(NormalizationError, match="coverage ends at 41 but the content has 40"):
         _striped(40, {39: (39, 41)}).validate()
+
+
+def _reference_tiling(ranges: list[tuple[int, int]], length: int) -> bool:
+    """Whether ``ranges`` tile ``[0, length)`` exactly: the slow, obvious way."""
+    owned = [0] * length
+    for start, end in ranges:
+        if not 0 <= start < end <= length:
+            return False
+        for position in range(start, end):
+            owned[position] += 1
+    return all(count == 1 for count in owned)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    cuts=st.lists(st.integers(min_value=1, max_value=59), max_size=30, unique=True),
+    kinds=st.lists(st.booleans(), min_size=31, max_size=31),
+    damage=st.one_of(
+        st.none(),
+        st.tuples(st.integers(0, 30), st.integers(-2, 2), st.integers(-2, 2)),
+    ),
+    window=st.integers(min_value=1, max_value=5),
+)
+def test_the_windowed_partition_check_agrees_with_a_reference(
+    cuts: list[int],
+    kinds: list[bool],
+    damage: tuple[int, int, int] | None,
+    window: int,
+) -> None:
+    from fastrag.normalization import model
+
+    length = 60
+    bounds = [0, *sorted(cuts), length]
+    ranges = list(pairwise(bounds))
+    if damage is not None:  # move one range's ends: a gap, an overlap, or nothing
+        index, low, high = damage
+        index %= len(ranges)
+        start, end = ranges[index]
+        ranges[index] = (start + low, end + high)
+    ranges = [(start, end) for start, end in ranges if 0 <= start < end]
+    units = [r for r, unit in zip(ranges, kinds, strict=False) if unit]
+    excluded = [r for r, unit in zip(ranges, kinds, strict=False) if not unit]
+    if sorted(units) != units or sorted(excluded) != excluded:
+        return  # out of source order: a different check
+    if any(b[0] <= a[0] for a, b in pairwise(units)) or any(
+        b[0] <= a[0] for a, b in pairwise(excluded)
+    ):
+        return
+    tree = NormalizedDocument(
+        Document("w", "s", "x" * length),
+        "text",
+        (
+            NormalizedNode("r", "document", "", (SourceSpan(0, length),), children=("p",)),
+            NormalizedNode("p", "paragraph", "x", (SourceSpan(0, length),), "r"),
+        ),
+        Units.from_offsets(
+            [a for a, _ in units], [b for _, b in units], ["p"] * len(units), id_prefix="u"
+        ),
+        Exclusions.from_offsets(
+            [a for a, _ in excluded], [b for _, b in excluded], ["markup"] * len(excluded)
+        ),
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(model, "_TILING_WINDOW", window)
+        try:
+            tree.validate()
+            accepted = True
+        except NormalizationError:
+            accepted = False
+    assert accepted == _reference_tiling(units + excluded, length)
