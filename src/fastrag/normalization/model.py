@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from types import MappingProxyType
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
@@ -54,6 +54,7 @@ __all__ = [
 ]
 
 _NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
+_Item = TypeVar("_Item")
 
 
 def _slot_setters(cls: type, *names: str) -> tuple[Callable[[object, object], None], ...]:
@@ -300,7 +301,69 @@ class Exclusion:
 _exclusion_span, _exclusion_reason = _slot_setters(Exclusion, "span", "reason")
 
 
-class Exclusions(Sequence[Exclusion]):
+class _SpanColumns(Sequence[_Item]):
+    """Ranges kept as two offset arrays, with what ``Exclusions`` and ``Units`` share:
+    the checks their value classes make (over whole lists), read-only offset views, and
+    equality with any sequence of the same values (hashed like a tuple of them)."""
+
+    __slots__ = ("_ends", "_starts")
+
+    _starts: array[int]
+    _ends: array[int]
+
+    def _set_offsets(
+        self, starts: Sequence[int], ends: Sequence[int], noun: str, name: Callable[[int], str]
+    ) -> None:
+        """Store the offsets; ``name(i)`` names range ``i`` in an error ("unit 'd:u3'")."""
+        try:
+            self._starts = array("q", starts)
+            self._ends = array("q", ends)
+        except (TypeError, OverflowError) as error:
+            raise NormalizationError(f"{noun} offsets must be ints ({error})") from None
+        if not all(map(int.__lt__, self._starts, self._ends)) or (
+            self._starts and min(self._starts) < 0
+        ):
+            bad = next(
+                index
+                for index, (start, end) in enumerate(zip(self._starts, self._ends, strict=True))
+                if not 0 <= start < end
+            )
+            raise NormalizationError(
+                f"{name(bad)}: span must be a nonempty range with "
+                f"0 <= start < end (got start={self._starts[bad]}, end={self._ends[bad]})"
+            )
+
+    @property
+    def starts(self) -> memoryview:
+        """Where each range starts (read-only)."""
+        return memoryview(self._starts).toreadonly()
+
+    @property
+    def ends(self) -> memoryview:
+        """Where each range ends (read-only)."""
+        return memoryview(self._ends).toreadonly()
+
+    def _columns(self) -> tuple[object, ...]:
+        """What equal values of the same class have equal (offsets first)."""
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is type(self):
+            return self._columns() == other._columns()
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        # Equal to a tuple of the same values, so hashed like one (values are built: a
+        # tree is hashed rarely, if ever).
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class Exclusions(_SpanColumns[Exclusion]):
     """A document's exclusions in source order, kept as offset arrays.
 
     A document has an exclusion for nearly every gap between blocks and every run of
@@ -316,10 +379,8 @@ class Exclusions(Sequence[Exclusion]):
     Compares equal to any sequence of the same ``Exclusion`` values (a tuple included).
     """
 
-    __slots__ = ("_ends", "_reasons", "_starts")
+    __slots__ = ("_reasons",)
 
-    _starts: array[int]
-    _ends: array[int]
     _reasons: tuple[str, ...]
 
     def __init__(self, exclusions: Iterable[Exclusion] = ()) -> None:
@@ -358,23 +419,7 @@ class Exclusions(Sequence[Exclusion]):
         return exclusions if isinstance(exclusions, Exclusions) else cls(exclusions)
 
     def _set(self, starts: Sequence[int], ends: Sequence[int], reasons: Sequence[str]) -> None:
-        try:
-            self._starts = array("q", starts)
-            self._ends = array("q", ends)
-        except (TypeError, OverflowError) as error:
-            raise NormalizationError(f"exclusion offsets must be ints ({error})") from None
-        if not all(map(int.__lt__, self._starts, self._ends)) or (
-            self._starts and min(self._starts) < 0
-        ):
-            bad = next(
-                index
-                for index, (start, end) in enumerate(zip(self._starts, self._ends, strict=True))
-                if not 0 <= start < end
-            )
-            raise NormalizationError(
-                f"exclusion ({reasons[bad]!r}): span must be a nonempty range with "
-                f"0 <= start < end (got start={self._starts[bad]}, end={self._ends[bad]})"
-            )
+        self._set_offsets(starts, ends, "exclusion", lambda bad: f"exclusion ({reasons[bad]!r})")
         self._reasons = tuple(reasons)
         # Type first (a set of types, built in C), then emptiness among few distinct strs.
         if not set(map(type, self._reasons)) <= {str} or "" in set(self._reasons):
@@ -382,16 +427,6 @@ class Exclusions(Sequence[Exclusion]):
             raise NormalizationError(
                 f"exclusion reason must be a nonempty str (got {bad_reason!r})"
             )
-
-    @property
-    def starts(self) -> memoryview:
-        """Where each exclusion starts (read-only)."""
-        return memoryview(self._starts).toreadonly()
-
-    @property
-    def ends(self) -> memoryview:
-        """Where each exclusion ends (read-only)."""
-        return memoryview(self._ends).toreadonly()
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -416,24 +451,8 @@ class Exclusions(Sequence[Exclusion]):
     def __iter__(self) -> Iterator[Exclusion]:
         return map(Exclusion, map(SourceSpan, self._starts, self._ends), self._reasons)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Exclusions):
-            return (
-                self._starts == other._starts
-                and self._ends == other._ends
-                and self._reasons == other._reasons
-            )
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(map(operator.eq, self, other))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        # Equal to a tuple of the same values, so hashed like one (values are built: a
-        # tree is hashed rarely, if ever).
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Exclusions({list(self)!r})"
+    def _columns(self) -> tuple[object, ...]:
+        return (self._starts, self._ends, self._reasons)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Exclusions.from_offsets, (self._starts, self._ends, self._reasons))
@@ -459,7 +478,7 @@ class ExclusionColumns:
         return Exclusions.from_offsets(self.starts, self.ends, self.reasons)
 
 
-class Units(Sequence[CoverageUnit]):
+class Units(_SpanColumns[CoverageUnit]):
     """A document's coverage units in source order, kept as columns.
 
     A document has a unit for nearly every block: about 66,000 for 10 MB of Markdown. As
@@ -475,10 +494,8 @@ class Units(Sequence[CoverageUnit]):
     Compares equal to any sequence of the same ``CoverageUnit`` values (a tuple included).
     """
 
-    __slots__ = ("_ends", "_ids", "_node_ids", "_prefix", "_starts")
+    __slots__ = ("_ids", "_node_ids", "_prefix")
 
-    _starts: array[int]
-    _ends: array[int]
     _node_ids: tuple[str, ...]
     _ids: tuple[str, ...] | None
     """The ids, when they are not ``_prefix`` plus the position."""
@@ -537,41 +554,15 @@ class Units(Sequence[CoverageUnit]):
                 f"units need as many ends and node ids as starts (got {len(starts)} "
                 f"starts, {len(ends)} ends, {len(node_ids)} node ids)"
             )
-        try:
-            self._starts = array("q", starts)
-            self._ends = array("q", ends)
-        except (TypeError, OverflowError) as error:
-            raise NormalizationError(f"unit offsets must be ints ({error})") from None
         self._node_ids = tuple(node_ids)
         self._ids = ids
         self._prefix = prefix
-        if not all(map(int.__lt__, self._starts, self._ends)) or (
-            self._starts and min(self._starts) < 0
-        ):
-            bad = next(
-                index
-                for index, (start, end) in enumerate(zip(self._starts, self._ends, strict=True))
-                if not 0 <= start < end
-            )
-            raise NormalizationError(
-                f"unit {self.unit_id(bad)!r}: span must be a nonempty range with "
-                f"0 <= start < end (got start={self._starts[bad]}, end={self._ends[bad]})"
-            )
+        self._set_offsets(starts, ends, "unit", lambda bad: f"unit {self.unit_id(bad)!r}")
         if not set(map(type, self._node_ids)) <= {str}:
             bad = next(i for i, node_id in enumerate(self._node_ids) if type(node_id) is not str)
             raise NormalizationError(
                 f"unit {self.unit_id(bad)!r}: node_id must be a str (got {self._node_ids[bad]!r})"
             )
-
-    @property
-    def starts(self) -> memoryview:
-        """Where each unit starts (read-only)."""
-        return memoryview(self._starts).toreadonly()
-
-    @property
-    def ends(self) -> memoryview:
-        """Where each unit ends (read-only)."""
-        return memoryview(self._ends).toreadonly()
 
     @property
     def node_ids(self) -> tuple[str, ...]:
@@ -627,24 +618,8 @@ class Units(Sequence[CoverageUnit]):
         spans = map(SourceSpan, self._starts, self._ends)
         return map(CoverageUnit, self.ids, self._node_ids, spans)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Units):
-            return (
-                self._starts == other._starts
-                and self._ends == other._ends
-                and self._node_ids == other._node_ids
-                and self.ids == other.ids
-            )
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(map(operator.eq, self, other))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        # Equal to a tuple of the same values, so hashed like one.
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Units({list(self)!r})"
+    def _columns(self) -> tuple[object, ...]:
+        return (self._starts, self._ends, self._node_ids, self.ids)
 
     def __reduce__(self) -> tuple[Any, ...]:
         if self._ids is None:

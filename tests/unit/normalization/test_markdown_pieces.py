@@ -95,7 +95,7 @@ class _Spy:
 
     def __call__(self, *args: Any) -> Iterator[tuple[int, Any, Any, Any]]:
         for base, events, overrides, check in self.original(*args):
-            yield base, events, overrides, None if check is None else self._counted(check)
+            yield base, events, overrides, self._counted(check)
         self.walked += 1
 
     def _counted(self, check: Callable[..., None]) -> Callable[..., None]:
@@ -107,6 +107,17 @@ class _Spy:
                 raise
 
         return counted
+
+
+def _pieced(text: str, size: int) -> tuple[NormalizedDocument, _Spy]:
+    """``text`` normalized in pieces of ``size`` (checked equal to the whole parse's
+    tree), and how the pieces went."""
+    spy = _Spy()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(segments, "pieces", spy)
+        pieced = _normalize(text, size)
+    _same(pieced, _normalize(text, None))
+    return pieced, spy
 
 
 @settings(max_examples=500, deadline=None)
@@ -122,20 +133,14 @@ def test_pieces_give_the_tree_of_one_parse(
     _same(_normalize(text, size), _normalize(text, None))
 
 
-def test_a_cut_inside_a_block_is_refused_and_the_document_parsed_whole(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_cut_inside_a_block_is_refused_and_the_document_parsed_whole() -> None:
     # Indented fences are invisible to the plan's fence count: the cut before
     # "# swallowed" lands inside the fence, and the piece before it ends open.
     filler = "Paragraph text.\n\n" * 20
     text = f"{filler}  ```\n  code\n\n# swallowed\n\n  ```\n\n{filler}# After\n\n{filler}"
-    spy = _Spy()
-    monkeypatch.setattr(segments, "pieces", spy)
-    pieced = _normalize(text, 100)
+    pieced, spy = _pieced(text, 100)
     assert spy.refused == 1 and spy.walked == 0
-    whole = _normalize(text, None)
-    _same(pieced, whole)
-    assert not any(node.text == "swallowed" for node in whole.nodes)
+    assert not any(node.text == "swallowed" for node in pieced.nodes)
 
 
 def test_plan_cuts_before_headings_and_never_between_a_footnote_and_its_definition() -> None:
@@ -157,18 +162,13 @@ def test_plan_skips_a_heading_after_an_odd_number_of_fences() -> None:
     assert text.index("# comment") not in starts and text.index("# Real") in starts
 
 
-def test_a_label_defined_again_in_a_later_piece_keeps_its_first_target(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_label_defined_again_in_a_later_piece_keeps_its_first_target() -> None:
     # The second piece's parse resolves [ref] to its own [REF] definition; the whole
     # document resolves every [ref] to the first one, and so must the pieces.
     body = "Uses [ref] and ![image][ref] here. " * 10
     text = f"{body}\n\n[ref]: /first\n\n# Next\n\n{body}\n\n[REF]: /second\n\n# Last\n\n{body}"
-    spy = _Spy()
-    monkeypatch.setattr(segments, "pieces", spy)
-    pieced = _normalize(text, 60)
+    pieced, spy = _pieced(text, 60)
     assert spy.walked == 1
-    _same(pieced, _normalize(text, None))
     targets = {
         target
         for node in pieced.nodes
@@ -178,32 +178,22 @@ def test_a_label_defined_again_in_a_later_piece_keeps_its_first_target(
     assert targets == {"/first"}
 
 
-def test_links_resolve_to_definitions_of_other_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_links_resolve_to_definitions_of_other_pieces() -> None:
     body = "Filler sentence here. " * 10
     text = f"See [the docs][docs].\n\n{body}\n\n# Middle\n\n{body}\n\n# End\n\n[Docs]: /d 'T'\n"
-    spy = _Spy()
-    monkeypatch.setattr(segments, "pieces", spy)
-    pieced = _normalize(text, 60)
+    pieced, spy = _pieced(text, 60)
     assert spy.walked == 1
     assert pieced.nodes[1].attributes["links"] == (("the docs", "/d"),)
-    _same(pieced, _normalize(text, None))
 
 
 @pytest.mark.parametrize("path", sorted(CORPUS.rglob("*.md")), ids=lambda path: path.name)
-def test_real_documents_cut_small_give_the_same_tree(
-    path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_real_documents_cut_small_give_the_same_tree(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    spy = _Spy()
-    monkeypatch.setattr(segments, "pieces", spy)
-    pieced = _normalize(text, 2_000)
-    _same(pieced, _normalize(text, None))
+    _pieced_tree, spy = _pieced(text, 2_000)
     assert spy.walked + spy.refused == (segments.plan(text, 2_000) is not None)
 
 
-def test_a_footnote_whose_only_definition_is_in_another_piece_is_parsed_whole(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_footnote_whose_only_definition_is_in_another_piece_is_parsed_whole() -> None:
     # The plan keeps [^n] with its nearest "[^n]:", which is code, not a definition; the
     # real one is past the cut. The walked pieces show it: the document is parsed whole.
     body = "Some words here. " * 8
@@ -212,12 +202,8 @@ def test_a_footnote_whose_only_definition_is_in_another_piece_is_parsed_whole(
         f"# Cut\n\n{body}\n\n[^n]: The real note.\n"
     )
     assert text.index("# Cut") in (segments.plan(text, 60) or [])
-    spy = _Spy()
-    monkeypatch.setattr(segments, "pieces", spy)
-    pieced = _normalize(text, 60)
+    pieced, spy = _pieced(text, 60)
     assert spy.refused == 1
-    whole = _normalize(text, None)
-    _same(pieced, whole)
     assert pieced.nodes[1].attributes["footnotes"] == ("n",)
 
 

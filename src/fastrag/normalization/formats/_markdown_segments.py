@@ -41,6 +41,7 @@ from typing import Any, Final
 
 __all__ = [
     "PIECE_CHARACTERS",
+    "Check",
     "UnsplittableError",
     "definitions",
     "label",

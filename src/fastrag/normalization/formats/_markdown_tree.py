@@ -20,9 +20,9 @@ from fastrag.normalization.formats._markdown_draft import (
     TreeLimits,
     Walker,
 )
-from fastrag.normalization.formats._markdown_segments import resolved_target
+from fastrag.normalization.formats._markdown_segments import Check, resolved_target
 
-__all__ = ["DraftTree", "TreeLimits", "build_draft"]
+__all__ = ["TITLE_MAX", "DraftTree", "TreeLimits", "build_draft"]
 
 _ALIGN = {"None": "none", "Left": "left", "Center": "center", "Right": "right"}
 _LIST_MARKER = re.compile(rb"[ \t]*([-+*]|[0-9]{1,9}[.)])")
@@ -102,9 +102,10 @@ _HTML_HEADING = re.compile(
     re.DOTALL,
 )
 _HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
-_HTML_HEADING_MAX = 300
-"""Longest readable title taken from an HTML heading: a longer ``<h4>`` is a banner (a
-README's language bar, a paragraph of links), not a name for its section."""
+TITLE_MAX = 300
+"""Longest readable title taken from an HTML heading (or front matter): a longer ``<h4>``
+is a banner (a README's language bar, a paragraph of links), not a name for its
+section."""
 
 
 def _html_heading(walker: Walker, start: int, end: int) -> tuple[int, str] | None:
@@ -115,7 +116,7 @@ def _html_heading(walker: Walker, start: int, end: int) -> tuple[int, str] | Non
         return None
     inner = match.group(2).decode("utf-8", "replace")
     title = " ".join(html.unescape(_HTML_TAG.sub(" ", inner)).split())
-    if not title or len(title) > _HTML_HEADING_MAX:
+    if not title or len(title) > TITLE_MAX:
         return None
     return int(match.group(1)), title
 
@@ -255,14 +256,7 @@ def _end(walker: Walker, tag: Any, end: int) -> None:
 
 def build_draft(
     data: bytes,
-    segments: Iterable[
-        tuple[
-            int,
-            Iterable[tuple[Any, Any]],
-            Mapping[str, str],
-            Callable[[int, list[str]], None] | None,
-        ]
-    ],
+    segments: Iterable[tuple[int, Iterable[tuple[Any, Any]], Mapping[str, str], Check | None]],
     limits: TreeLimits,
     find_definitions: Callable[[int, int], list[tuple[int, int]]],
 ) -> DraftTree:

@@ -93,7 +93,12 @@ from fastrag.normalization.formats import _markdown_segments as segments
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.formats._markdown_html import read_html_blocks
 from fastrag.normalization.formats._markdown_offsets import ByteToChar
-from fastrag.normalization.formats._markdown_tree import DraftTree, TreeLimits, build_draft
+from fastrag.normalization.formats._markdown_tree import (
+    TITLE_MAX,
+    DraftTree,
+    TreeLimits,
+    build_draft,
+)
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
     Exclusions,
@@ -151,8 +156,6 @@ _YAML_TITLE = re.compile(
 _TOML_TITLE = re.compile(
     r"^title[ \t]*=[ \t]*(?:\"([^\"\\\r\n]+)\"|'([^'\r\n]+)')[ \t]*\r?$", re.MULTILINE
 )
-_TITLE_MAX = 300
-"""Longest front matter title taken as the document's heading (as for HTML headings)."""
 
 
 def _front_title(content: str, start: int, end: int, fmt: str) -> tuple[int, int] | None:
@@ -166,7 +169,7 @@ def _front_title(content: str, start: int, end: int, fmt: str) -> tuple[int, int
     value = content[low:high]
     if fmt == "yaml" and group == 3 and (" #" in value or ": " in value):
         return None  # a comment or a mapping: not a plain title
-    if not value.strip() or high - low > _TITLE_MAX:
+    if not value.strip() or high - low > TITLE_MAX:
         return None
     return low, high
 
@@ -260,52 +263,43 @@ class MarkdownNormalizer:
         base = front.end if front is not None else 0
         body = content[base:] if base else content
         diagnostics: list[str] = []
-        parser = self._parser
-        limits = self._limits
         starts = segments.plan(body)
-        if starts is None:
-            # The parser runs first: reading the str as UTF-8 caches that encoding on
-            # it, so the encode below is a copy instead of a second encoding pass.
-            try:
-                events = parser.events_with_range(body, merge_text=True)
-                parse_text = body
-            except UnicodeEncodeError:
-                parse_text = _parseable(body, base, diagnostics)
-                events = parser.events_with_range(parse_text, merge_text=True)
-            data = parse_text.encode("utf-8")
-            find = _definition_finder(parser, data, parse_text)
-            # Peak memory: the event stream goes as soon as it is walked, and the
-            # encoded bytes before the tree is built (_assemble empties the offset
-            # table the same way); each would add about the input's size to the peak.
-            draft = build_draft(data, ((0, events, {}, None),), limits, find)
-            del events
-        else:
-            try:
-                data = body.encode("utf-8")
-                parse_text = body
-            except UnicodeEncodeError:
-                parse_text = _parseable(body, base, diagnostics)
-                data = parse_text.encode("utf-8")
-            find = _definition_finder(parser, data, parse_text)
-            pieced = self._draft_in_pieces(parse_text, data, starts, find)
-            if pieced is None:  # a cut fell inside a block: parse it whole
-                events = parser.events_with_range(parse_text, merge_text=True)
-                pieced = build_draft(data, ((0, events, {}, None),), limits, find)
-                del events
-            draft = pieced
+        draft: DraftTree | None = None
+        parse_text, data = body, b""
+        if starts is not None:
+            parse_text, data = _encoded(body, base, diagnostics)
+            draft = self._draft_in_pieces(parse_text, data, starts)
+        if draft is None:  # small, or a cut fell inside a block: parsed whole
+            draft, parse_text, data = self._draft_whole(parse_text, data, base, diagnostics)
         to_char = _char_map(draft, data, len(data) == len(parse_text), base)
         del data, parse_text, body
         return _assemble(document, draft, to_char, front, diagnostics, self._html)
 
-    def _draft_in_pieces(
-        self,
-        text: str,
-        data: bytes,
-        starts: list[int],
-        find: Callable[[int, int], list[tuple[int, int]]],
-    ) -> DraftTree | None:
+    def _draft_whole(
+        self, text: str, data: bytes, base: int, diagnostics: list[str]
+    ) -> tuple[DraftTree, str, bytes]:
+        """The draft of ``text`` parsed in one go, and the text and bytes parsed (``data``
+        if already encoded)."""
+        parser = self._parser
+        # The parser runs first: reading the str as UTF-8 caches that encoding on it, so
+        # the encode below is a copy instead of a second encoding pass (non-ASCII text).
+        try:
+            events = parser.events_with_range(text, merge_text=True)
+        except UnicodeEncodeError:
+            text = _parseable(text, base, diagnostics)
+            events = parser.events_with_range(text, merge_text=True)
+        data = data or text.encode("utf-8")
+        find = _definition_finder(parser, data, text)
+        # Peak memory: the event stream goes as soon as it is walked (the caller drops
+        # the encoded bytes before the tree is built); each is about the input's size.
+        draft = build_draft(data, ((0, events, {}, None),), self._limits, find)
+        del events
+        return draft, text, data
+
+    def _draft_in_pieces(self, text: str, data: bytes, starts: list[int]) -> DraftTree | None:
         """The draft of ``text`` parsed a piece at a time (``_markdown_segments``), or
         None when it must be parsed whole."""
+        find = _definition_finder(self._parser, data, text)
         found, overrides = segments.definitions(self._parser.reference_definitions, text, starts)
         parser = self._pyromark.Markdown(
             options=self._options, broken_link_callback=segments.resolver(found)
@@ -319,6 +313,15 @@ class MarkdownNormalizer:
             return build_draft(data, walked, self._limits, find)
         except segments.UnsplittableError:
             return None
+
+
+def _encoded(body: str, base: int, diagnostics: list[str]) -> tuple[str, bytes]:
+    """The text to parse (``body``, lone surrogates replaced) and its UTF-8 bytes."""
+    try:
+        return body, body.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _parseable(body, base, diagnostics)
+        return text, text.encode("utf-8")
 
 
 def _parseable(body: str, base: int, diagnostics: list[str]) -> str:

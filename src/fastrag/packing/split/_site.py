@@ -162,6 +162,23 @@ class CutSite:
                 high = middle
         return min(low, len(slots) - 1)
 
+    def shown_slot(self, start: int) -> int:
+        """Index of the slot whose unit a chunk starting at ``start`` shows first: a cut
+        lies at the end of the previous slot, so a chunk starting there shows the next."""
+        slots = self.block.slots
+        slot = self.slot_index(start)
+        if slots[slot][1] <= start and slot + 1 < len(slots):
+            slot += 1
+        return slot
+
+    def parent_label(self, start: int, end: int) -> ContextRange | None:
+        """The first line of display ``[start, end)`` as optional ``list_parent`` context
+        (a list item's or a definition's label), None when that line is blank."""
+        text = self.text
+        line_end = text.find("\n", start, end)
+        label = text[start : end if line_end < 0 else line_end].rstrip()
+        return ContextRange(start, start + len(label), "list_parent", False) if label else None
+
     def slot_starts(self, start: int, end: int) -> Iterator[tuple[int, int]]:
         """``(slot index, cut offset)`` for each unit slot beginning inside ``(start, end)``.
 

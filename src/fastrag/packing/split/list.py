@@ -99,26 +99,17 @@ class ListSplitter:
         if start <= 0:
             return ()
         text = self.site.text
-        slot = self.site.slot_index(start)
-        # A chunk starting at a cut lies at the end of the previous slot: what it shows
-        # first is the next slot's unit.
-        if self.site.block.slots[slot][1] <= start and slot + 1 < len(self._chains):
-            slot += 1
         contexts: list[ContextRange] = []
-        for item in self._chains[slot]:
+        for item in self._chains[self.site.shown_slot(start)]:
             label_start = self._item_starts[item]
             if label_start >= start:
                 break
             line_end = text.find("\n", label_start)
-            if line_end < 0:
-                line_end = len(text)
-            if line_end > start:
+            if (len(text) if line_end < 0 else line_end) > start:
                 continue  # the chunk starts on this very line: it is not a parent label
-            label = text[label_start:line_end].rstrip()
-            if label:
-                contexts.append(
-                    ContextRange(label_start, label_start + len(label), "list_parent", False)
-                )
+            label = self.site.parent_label(label_start, len(text))
+            if label is not None:
+                contexts.append(label)
         return tuple(contexts)
 
     def trailing_context(self, end: int) -> tuple[ContextRange, ...]:

@@ -139,21 +139,15 @@ class ProseSplitter:
         slots = site.block.slots
         if start <= 0 or len(slots) < 2:
             return ()
-        slot = site.slot_index(start)
-        # A chunk starting at a cut lies at the end of the previous slot: what it shows
-        # first is the next slot's unit.
-        if slots[slot][1] <= start and slot + 1 < len(slots):
-            slot += 1
+        slot = site.shown_slot(start)
         contexts: list[ContextRange] = []
-        text = site.text
         for term in self._terms(slots[slot][2]):
             found = next((s for s in slots[slot::-1] if s[2] == term), None)
             if found is None or found[1] > start:
                 continue  # not shown in this block, or the chunk starts inside it
-            line_end = text.find("\n", found[0], found[1])
-            label = text[found[0] : found[1] if line_end < 0 else line_end].rstrip()
-            if label:
-                contexts.append(ContextRange(found[0], found[0] + len(label), "list_parent", False))
+            label = site.parent_label(found[0], found[1])
+            if label is not None:
+                contexts.append(label)
         return tuple(contexts)
 
     def _terms(self, owner_id: str) -> list[str]:
