@@ -223,8 +223,40 @@ class Planner:
         plans, left = self._join_back(plans, leftover)
         if not left:
             return plans
-        tail = [whole_atom(self.costs, block, Strength.BLOCK) for block in left]
-        return [*plans, plan_of(self.costs, tail, SECTION)]
+        costs = self.costs
+        tail = [whole_atom(costs, block, Strength.BLOCK) for block in left]
+        whole = plan_of(costs, tail, SECTION)
+        if whole.total <= costs.hard:
+            return [*plans, whole]
+        return [*plans, *self._headings(tail)]
+
+    def _headings(self, atoms: list[Atom]) -> list[Plan]:
+        """Plans for a run of headings with no body after them, too long for one chunk.
+
+        Generated API pages end this way (rustdoc's "Implementors": hundreds of ``impl``
+        headings, each over a ``type Output`` heading, and nothing else). Every heading
+        attaches forward, so ``pack_atoms`` would see no boundary it may use; here each
+        chunk fills up to the target and ends before the shallowest heading it can,
+        the latest among equals, so an ``impl`` stays with the headings under it. A
+        heading too long for a chunk alone travels alone (the finisher cuts it). Each
+        chunk opens on a heading, a section boundary, so it may merge with the one before.
+        """
+        costs = self.costs
+        blocks, sections = costs.layout.blocks, costs.layout.sections
+        depths = [sections[blocks[atom.block].section].depth for atom in atoms]
+        plans: list[Plan] = []
+        first = 0
+        while first < len(atoms):
+            best, best_depth = first + 1, depths[first + 1] if first + 1 < len(atoms) else 0
+            for end in range(first + 2, len(atoms) + 1):
+                if plan_of(costs, atoms[first:end], SPLIT).total > costs.target:
+                    break
+                depth = depths[end] if end < len(atoms) else 0
+                if depth <= best_depth:
+                    best, best_depth = end, depth
+            plans.append(plan_of(costs, atoms[first:best], SPLIT)._replace(mergeable=True))
+            first = best
+        return plans
 
     def _join_back(
         self, plans: list[Plan], headings: tuple[int, ...]

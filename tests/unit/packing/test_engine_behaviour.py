@@ -331,6 +331,38 @@ def test_a_trailing_empty_section_joins_the_chunk_before_it() -> None:
     assert content.endswith("## Empty at the end")
 
 
+def _implementors(content_format: str, count: int) -> str:
+    """A page ending in headings with no body under any (rustdoc's "Implementors")."""
+    if content_format == "markdown":
+        items = "".join(
+            f"### impl Add for T{n}\n\n#### type Output = T{n}\n\n" for n in range(count)
+        )
+        return f"# Trait Add\n\nAdds two values.\n\n## Implementors\n\n{items}"
+    items = "".join(
+        f"<details><summary><section><h3>impl Add for T{n}</h3></section></summary>"
+        f"<section><h4>type Output = T{n}</h4></section></details>"
+        for n in range(count)
+    )
+    return (
+        "<html><body><h1>Trait Add</h1><p>Adds two values.</p>"
+        f"<h2>Implementors</h2><div>{items}</div></body></html>"
+    )
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html"])
+def test_trailing_headings_too_many_for_one_chunk_are_packed_not_refused(
+    content_format: str,
+) -> None:
+    # Rust's std::ops::Add page ends in 206 such headings (3,014 tokens): they became one
+    # chunk that no cut could bring under max_tokens, and split() raised ChunkingError.
+    pieces = packed(_implementors(content_format, 60), content_format, target_tokens=200)
+    assert len(pieces) > 5
+    assert all(metadata["embedding_token_count"] <= 600 for _, metadata in pieces)
+    for content, _ in pieces[1:]:  # each chunk opens on an impl, with its type under it
+        assert content.lstrip("# ").startswith("impl Add for T")
+        assert content.rstrip().rsplit("\n", 1)[-1].lstrip("# ").startswith("type Output")
+
+
 def _empty_description(content_format: str, body: str) -> str:
     if content_format == "markdown":
         return f"## Synopsis\n\n{body}\n\n## Description\n\n## Details\n\n{body}\n"
