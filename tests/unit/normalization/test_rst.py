@@ -246,6 +246,34 @@ def test_comments_targets_and_markup_directives_are_excluded() -> None:
     assert [node.text for node in tree.nodes[1:]] == ["Text."]
 
 
+def test_an_autodoc_directive_with_a_body_keeps_it_and_the_object_it_names() -> None:
+    # pyasn1's type pages are an autoclass whose body holds the page's one sentence of
+    # prose: as markup, the page had nothing to retrieve but its title.
+    source = (
+        "BitString type\n--------------\n\n"
+        ".. autoclass:: pyasn1.type.univ.BitString(value=NoValue())\n"
+        "   :members: isValue, asInteger\n\n"
+        "   .. note::\n\n        The type models an arbitrary sequence of bits.\n\n"
+        "   .. automethod:: pyasn1.type.univ.BitString.clone(value=NoValue())\n\n"
+        ".. autofunction:: pyasn1.codec.ber.decoder.decode\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "markup") == [
+        ".. automethod:: pyasn1.type.univ.BitString.clone(value=NoValue())",
+        ".. autofunction:: pyasn1.codec.ber.decoder.decode",
+    ]
+    (directive,) = kinds(tree, "directive")
+    assert dict(directive.attributes) == {
+        "name": "autoclass",
+        "argument": "pyasn1.type.univ.BitString(value=NoValue())",
+    }
+    assert [node.text for node in kinds(tree, "paragraph")] == [
+        "The type models an arbitrary sequence of bits."
+    ]
+    retained = "".join(unit.span.slice(tree.content) for unit in tree.units)
+    assert "autoclass:: pyasn1.type.univ.BitString(value=NoValue())" in retained
+
+
 def test_meta_navigation_autodoc_and_images_without_alt_text_are_markup() -> None:
     # A redirect stub (pip's moved pages) and a README's badges used to become chunks
     # of options, file names and URLs.
@@ -398,7 +426,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v9"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v10"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

@@ -8,8 +8,9 @@ docutils' static table of built-ins plus the adapter's own classes:
   ``csv-table`` with ``:file:`` or ``:url:``: they would read files or fetch URLs. Their
   source is excluded.
 * ``role``, ``default-role``, ``highlight``, ``index``, ``contents``, ``toctree``,
-  autodoc's ``automodule`` … render no text of their own: markup. (Not running
-  ``role``/``default-role`` also keeps docutils' global role table untouched.)
+  and autodoc's ``automodule`` … without a body render no text of their own: markup.
+  (Not running ``role``/``default-role`` also keeps docutils' global role table
+  untouched.) An ``auto*`` directive with a body is a generic container, below.
 * ``code``, ``code-block``, ``sourcecode``, ``doctest``, ``testcode``, ``productionlist``
   … become literal blocks with a language; any option is accepted.
 * every other name docutils does not ship — Sphinx's ``function``, ``versionadded``,
@@ -51,8 +52,7 @@ _CODE_DIRECTIVES: dict[str, str | None] = {
 _LANGUAGE_ARGUMENT = frozenset({"code", "code-block", "sourcecode"})
 # Directives that render no readable text of their own (their source is excluded as markup).
 # ``contents``, ``sectnum``, ``target-notes`` and Sphinx's ``toctree`` generate navigation
-# from the rest of the document, autodoc's ``auto*`` pull documentation from code: their
-# source names files, objects and options, not content.
+# from the rest of the document: their source names files and options, not content.
 _MARKUP_DIRECTIVES = frozenset(
     {
         "role",
@@ -70,6 +70,14 @@ _MARKUP_DIRECTIVES = frozenset(
         "section-numbering",
         "target-notes",
         "toctree",
+    }
+)
+# autodoc's ``auto*`` pull documentation from code, which is never imported: alone, their
+# source names objects and options, not content (markup). A body of their own is text the
+# author wrote to go with it (Sphinx inserts it after the docstring): such a directive is
+# a generic container, its first line naming the object the body is about.
+_AUTODOC_DIRECTIVES = frozenset(
+    {
         "automodule",
         "autoclass",
         "autoexception",
@@ -190,6 +198,13 @@ def _build(
     class ContentOnly(Generic):
         optional_arguments = 0
 
+    class Autodoc(Generic):
+        def run(self) -> list[Any]:
+            if not self.content:
+                return [adapter_nodes.marker(self.name, "markup", " ".join(self.arguments))]
+            result: list[Any] = super().run()
+            return result
+
     class Code(base):  # type: ignore[misc]
         # The whole argument block is taken (Sphinx's productionlist is all argument; a
         # code-block whose code starts without a blank line is no error here): the node's
@@ -233,6 +248,7 @@ def _build(
     for names, directive_class in (
         (_CODE_DIRECTIVES, Code),
         (_MARKUP_DIRECTIVES, Markup),
+        (_AUTODOC_DIRECTIVES, Autodoc),
         (_REFUSED_DIRECTIVES, Refused),
         (_CONTENT_ONLY, ContentOnly),
         (_GENERIC_OVERRIDES, Generic),

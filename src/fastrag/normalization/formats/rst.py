@@ -32,7 +32,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   (``{"columns": n}``), ``admonition`` (``{"name": "note"}``) and ``directive``
   (``{"name": ..., "argument": ...}``, whose content is parsed as reST: Sphinx's
   ``function``, ``class``, ``versionadded``, ``toctree`` …).
-* Directives that render nothing: ``.. highlight::``, ``.. index::``, ``.. role::`` … are
+* Directives that render nothing: ``.. highlight::``, ``.. index::``, ``.. role::``,
+  autodoc's ``.. autofunction::`` … without a body (the code they document is never
+  imported; with a body, the author's text, they are ``directive`` containers) are
   excluded as ``markup``, and so is an unknown directive with neither body nor options
   whose argument is a file's path (it would pull its text from that file, which is never
   read: CMake's ``.. cmake-module:: ../../Modules/FindBZip2.cmake``), and the line of
@@ -121,7 +123,7 @@ class RstNormalizer:
     #     ../../Modules/FindBZip2.cmake``) is markup.
     # v9: the line of a build condition (``.. only:: html``, ``.. ifconfig::``) is markup,
     #     its argument no longer read as body text.
-    identity = f"rst:docutils-{_docutils_version()}:v9"
+    identity = f"rst:docutils-{_docutils_version()}:v10"
 
     def __init__(
         self,
