@@ -305,16 +305,21 @@ def test_myst_navigation_and_autodoc_fences_are_markup_other_fences_stay() -> No
     source = (
         "# Docs\n\n```{toctree}\n:hidden:\n\ninstallation\nusage\n```\n\nText.\n\n"
         "```{autofunction} pip.main\n```\n\n```{note}\nA note.\n```\n\n"
-        "```python\nprint(1)\n```\n"
+        "```python\nprint(1)\n```\n\n"
+        "```{autoclass} pip.Session\n:members:\n\n:undoc-members:\n```\n\n"
+        "```{autoclass} pip.Index\n:members:\n\nThe index pip installs from.\n```\n"
     )
     tree = normalize(source)
     assert excluded(tree, "markup") == [
         "```{toctree}\n:hidden:\n\ninstallation\nusage\n```",
         "```{autofunction} pip.main\n```",
+        "```{autoclass} pip.Session\n:members:\n\n:undoc-members:\n```",
     ]
     assert [node.text for node in of_kind(tree, "code")] == [
         "```{note}\nA note.\n```",
         "```python\nprint(1)\n```",
+        # text of the author's own: it stays, with the object it is about
+        "```{autoclass} pip.Index\n:members:\n\nThe index pip installs from.\n```",
     ]
 
 

@@ -47,13 +47,12 @@ def _start_heading(walker: Walker, tag: Any, start: int) -> None:
 
 
 # MyST directives written as fences (```{toctree}```) whose body names documents,
-# objects or files, not content: navigation and autodoc generate it from elsewhere.
-_MYST_MARKUP = frozenset(
+# objects or files, not content: navigation generates it from elsewhere.
+_MYST_MARKUP = frozenset({"{toctree}", "{contents}", "{include}", "{literalinclude}"})
+# autodoc's, which pull documentation from code that is never imported: markup when their
+# body holds only options (``:members:``); text the author wrote keeps the fence a block.
+_MYST_AUTODOC = frozenset(
     {
-        "{toctree}",
-        "{contents}",
-        "{include}",
-        "{literalinclude}",
         "{automodule}",
         "{autoclass}",
         "{autofunction}",
@@ -66,12 +65,22 @@ _MYST_MARKUP = frozenset(
 )
 
 
-def _myst_markup(tag: Any) -> bool:
+def _myst_markup(tag: Any, block: bytes) -> bool:
+    """Whether the fenced block ``block`` (its source) is a MyST directive of markup."""
     kind = tag["CodeBlock"]
     if not isinstance(kind, dict):
         return False
     words = kind.get("Fenced", "").split()
-    return bool(words) and words[0] in _MYST_MARKUP
+    if not words:
+        return False
+    if words[0] in _MYST_MARKUP:
+        return True
+    if words[0] not in _MYST_AUTODOC:
+        return False
+    body = block.splitlines()[1:]
+    if body and body[-1].lstrip()[:3] in (b"```", b"~~~"):
+        body.pop()  # the closing fence
+    return all(not line.strip() or line.lstrip().startswith(b":") for line in body)
 
 
 def _start_code(walker: Walker, tag: Any, start: int) -> None:
@@ -220,7 +229,11 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
             walker.open_leaf("heading", start, level)
             walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it
             return
-    if name == "CodeBlock" and _myst_markup(tag) and walker.markup_block(start, end):
+    if (
+        name == "CodeBlock"
+        and _myst_markup(tag, walker.data[start:end])
+        and walker.markup_block(start, end)
+    ):
         return
     if name == "List" and not walker.list_depth and walker.contents_list(start, end):
         return

@@ -66,8 +66,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   of contents, a top-level list of three or more items that are each one in-page link
   (``- [Usage](#usage)``).
 * A MyST directive fence whose body names documents, objects or files rather than
-  content (```` ```{toctree} ````, ``{contents}``, ``{include}``, autodoc's
-  ``{autofunction}`` …) is excluded as ``markup``; other fences stay code blocks.
+  content (```` ```{toctree} ````, ``{contents}``, ``{include}``; autodoc's
+  ``{autofunction}`` … when its body holds only options) is excluded as ``markup``;
+  other fences stay code blocks.
 * A MyST target, ``(label)=`` alone in its paragraph (Sphinx cross-reference anchors in
   MyST Markdown), is syntax with no readable text: excluded as ``markup``.
 * Link reference definitions at document level render nothing and their targets are on
@@ -217,7 +218,7 @@ class MarkdownNormalizer:
     #      identity is part of this one: its reading decides those blocks).
     # v12: a paragraph of inline HTML tags only (``<a id="x"></a>``) is "markup".
     # v13: a front matter title heads a document without a level-1 heading.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v13+{HtmlNormalizer.identity}"
+    identity = f"markdown:pyromark-{_pyromark_version()}:v14+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
