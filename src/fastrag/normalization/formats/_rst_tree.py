@@ -334,6 +334,12 @@ class _Mapper:
             # links to generated pages, the same in every project; navigation.
             self.own(start, end, -1, "markup")
             return None
+        if tag == "reference" and kind == "image":
+            # ``.. image::`` with ``:target:``, a linked image: a README's shields ("six
+            # on PyPI", "MIT License badge"), a hundred tokens of alt text, URLs and
+            # options at the top of its first chunk. Markdown's linked images are badges.
+            self.exclude(frame, dnode, start, end, "badges")
+            return None
         if kind == "image" and tag != "figure" and not _has_alt(dnode):
             # Without alternative text an image shows nothing readable: its source is a
             # file name and layout options (a banner or badge became a chunk of its own).

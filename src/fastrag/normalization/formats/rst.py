@@ -50,7 +50,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   (``.. |PyPI| image:: https://…``), a URL and options shown where the reference stands:
   ``markup``. A paragraph of nothing but references to image substitutions (a README's
   ``|PyPI| |CI| |Coverage|`` row, a ``|Logo|``) shows no text of its own: ``badges``
-  when every image is linked, ``markup`` otherwise.
+  when every image is linked, ``markup`` otherwise. An ``.. image::`` with a
+  ``:target:`` is a linked image, like Markdown's ``[![alt](src)](href)``: a README's
+  build, version and licence shields, excluded as ``badges`` whatever its ``:alt:``.
 * Links on the leaf containing them: ``{"links": (("text", "href"), ...)}`` for embedded
   URIs, bare URIs and named references whose target the document defines.
 * System messages are not nodes: the source of a construct docutils rejects stays with
@@ -123,7 +125,9 @@ class RstNormalizer:
     #     ../../Modules/FindBZip2.cmake``) is markup.
     # v9: the line of a build condition (``.. only:: html``, ``.. ifconfig::``) is markup,
     #     its argument no longer read as body text.
-    identity = f"rst:docutils-{_docutils_version()}:v10"
+    # v10: an autodoc directive with a body of its own is a directive container.
+    # v11: an image with a ``:target:`` (a linked image: a README's badge) is ``badges``.
+    identity = f"rst:docutils-{_docutils_version()}:v11"
 
     def __init__(
         self,
