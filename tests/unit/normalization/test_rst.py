@@ -80,6 +80,26 @@ def test_titles_name_sections_by_their_readable_text_and_keep_their_source() -> 
     assert paragraph.text.startswith("See :ref:`the logging tutorial <logging-basic-tutorial>`")
 
 
+def test_titles_show_text_substitutions_as_they_read() -> None:
+    # pyasn1 titles each type's page "|ASN.1| type" over ".. |ASN.1| replace:: BitString":
+    # every chunk of the page was under a heading path of "|ASN.1| type".
+    source = (
+        ".. |ASN.1| replace:: BitString\n.. |v| replace:: *3.2*\n"
+        ".. |logo| image:: logo.png\n\n"
+        "|ASN.1| type\n============\n\nBody.\n\n"
+        "Version |v| and |undefined|\n---------------------------\n\nMore.\n\n"
+        "|logo| Project\n--------------\n\nEnd.\n"
+    )
+    tree = normalize(source)
+    assert [s.text for s in kinds(tree, "section")] == [
+        "BitString type",
+        "Version 3.2 and |undefined|",
+        "|logo| Project",
+    ]
+    assert [h.text for h in kinds(tree, "heading")] == [s.text for s in kinds(tree, "section")]
+    assert owned(tree, kinds(tree, "heading")[0]) == ["|ASN.1| type\n============"]
+
+
 # Python docs (PSF licence), Doc/faq/programming.rst: Sphinx file-wide metadata first.
 FAQ_HEAD = (
     ":tocdepth: 2\n\n.. _programming-faq:\n\n===============\nProgramming FAQ\n===============\n"
@@ -447,7 +467,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v11"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v12"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

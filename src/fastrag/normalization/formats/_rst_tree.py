@@ -93,6 +93,17 @@ def _image_substitutions(document: Any) -> dict[str, bool]:
     return found
 
 
+def _text_substitutions(document: Any) -> dict[str, str]:
+    """What each text substitution (``.. |ASN.1| replace:: BitString``) shows, by name."""
+    found: dict[str, str] = {}
+    for name, definition in document.substitution_defs.items():
+        if not any(node.tagname == "image" for node in definition.findall(include_self=False)):
+            text = " ".join(definition.astext().split())
+            if text:
+                found[normalize_name(name)] = text
+    return found
+
+
 def _has_alt(dnode: Any) -> bool:
     """Whether an image (or the image inside an image reference) has alternative text."""
     return any(image.get("alt") for image in dnode.findall(lambda n: n.tagname == "image"))
@@ -147,6 +158,7 @@ class _Mapper:
         self.linked: list[int] = []
         self.highlight: str | None = None
         self.image_substitutions: dict[str, bool] = {}
+        self.text_substitutions: dict[str, str] = {}
 
     def offset(self, line: int) -> int:
         """Where 0-based ``line`` starts; past the last line, the end of the content."""
@@ -271,6 +283,7 @@ class _Mapper:
     def build(self, document: Any) -> list[DraftNode]:
         content = self.content
         self.image_substitutions = _image_substitutions(document)
+        self.text_substitutions = _text_substitutions(document)
         root = self.add("document", -1, 0, len(content), "")
         own_end, items = self.tiles(document, 0, len(content), 0, None, False)
         self.container_header(root, 0, own_end)
@@ -295,6 +308,16 @@ class _Mapper:
         ]
         self.nodes[0].text = titles[0] if titles else ""
         return self.nodes
+
+    def title(self, raw: str) -> str:
+        """A heading's name: its readable text, text substitutions shown as they read
+        (pyasn1's ``|ASN.1| type`` pages are "BitString type", "Integer type" …)."""
+        substitutions = self.text_substitutions
+        if substitutions and "|" in raw:
+            raw = _SUBSTITUTION_REFERENCE.sub(
+                lambda found: substitutions.get(normalize_name(found[1]), found[0]), raw
+            )
+        return readable_title(raw)
 
     def container_header(self, index: int, start: int, end: int) -> None:
         """The container's own syntax before its first child; prose at top level."""
@@ -371,7 +394,7 @@ class _Mapper:
                 return None
             text = self.content[first:last]
             if kind == "heading":
-                text = readable_title(dnode.rawsource)
+                text = self.title(dnode.rawsource)
             leaf = self.add(kind, frame.node, first, last, text, attributes=attributes)
             if kind == "heading":
                 self.nodes[leaf].level = frame.section_level
@@ -386,7 +409,7 @@ class _Mapper:
         text = ""
         if kind == "section":
             title = dnode.children[0] if dnode.children else None
-            text = readable_title(title.rawsource) if title is not None else ""
+            text = self.title(title.rawsource) if title is not None else ""
         index = self.add(kind, frame.node, first, last, text, level, attributes)
         marker = MARKERS[MARKER_OF[tag]] if tag in MARKER_OF else None
         if marker is None and kind in ("admonition", "directive"):

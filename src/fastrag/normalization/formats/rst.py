@@ -11,8 +11,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   title) whose first child is a ``heading`` leaf of the same level: its unit covers the
   title's whole source, adornment lines included, its ``text`` is the plain title —
   the one exception to "inline markup is not interpreted": roles, literals, emphasis
-  and references are reduced to their readable text (a ``:mod:`` role keeps its text),
-  because the title names the section in every chunk's heading path.
+  and references are reduced to their readable text (a ``:mod:`` role keeps its text)
+  and text substitutions show what they stand for (``|ASN.1| type`` over ``.. |ASN.1|
+  replace:: BitString`` is "BitString type"), because the title names the section in
+  every chunk's heading path.
 * Leaves own their source minus surrounding whitespace; ``text`` is that exact slice:
   ``paragraph``, ``code`` (literal blocks, ``code-block``/``sourcecode``/``code``,
   ``doctest`` blocks and directives; ``{"language": ...}`` from the directive's argument,
@@ -127,7 +129,8 @@ class RstNormalizer:
     #     its argument no longer read as body text.
     # v10: an autodoc directive with a body of its own is a directive container.
     # v11: an image with a ``:target:`` (a linked image: a README's badge) is ``badges``.
-    identity = f"rst:docutils-{_docutils_version()}:v11"
+    # v12: titles show text substitutions (``|ASN.1| type`` is "BitString type").
+    identity = f"rst:docutils-{_docutils_version()}:v12"
 
     def __init__(
         self,
