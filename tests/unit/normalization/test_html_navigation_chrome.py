@@ -122,6 +122,32 @@ def test_sphinx_indices_and_tables_section_is_boilerplate() -> None:
 
 
 @pytest.mark.parametrize(
+    "toc",
+    [
+        # npm's documentation (docs/output/commands/npm-ci.html), cut down
+        '<section id="table_of_contents"><h2 id="table-of-contents">Table of contents</h2>'
+        '<div id="_table_of_contents"><ul><li><a href="#synopsis">Synopsis</a></li>'
+        '<li><a href="#description">Description</a></li></ul></div></section>',
+        '<nav id="TableOfContents"><ul><li><a href="#synopsis">Synopsis</a></li></ul></nav>',
+        '<ul id="markdown-toc"><li><a href="#synopsis">Synopsis</a></li></ul>',
+        '<div class="col table-of-contents"><ul><li><a href="#synopsis">Synopsis</a></li>'
+        "</ul></div>",
+    ],
+)
+def test_tables_of_contents_by_id_or_class_are_boilerplate_with_their_heading(toc: str) -> None:
+    # npm's "Table of contents" (an h2) became the parent of every h3 section after it.
+    source = (
+        f"<html><body><section><h1>npm-ci</h1>{toc}<div><h3 id='synopsis'>Synopsis</h3>"
+        "<p>npm ci</p><h3 id='description'>Description</h3><p>Installs.</p></div>"
+        "</section></body></html>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["npm-ci", "Synopsis", "npm ci", "Description", "Installs."]
+    assert sections(tree) == ["npm-ci", "Synopsis", "Description"]
+    assert excluded(tree, "boilerplate") == [toc]
+
+
+@pytest.mark.parametrize(
     "contents",
     [
         '<nav class="contents" id="contents"><p class="topic-title">Contents</p><ul>'

@@ -303,7 +303,11 @@ def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
       links to the generated index, module index and search pages);
     * docutils' table of contents (``.. contents::``: ``nav.contents``, older
       ``div.contents.topic``), a list of the page's own headings: Python's FAQ pages
-      opened with a 281-token one.
+      opened with a 281-token one;
+    * any other generator's table of contents, by id (``toc``, ``table-of-contents``,
+      ``TableOfContents``: npm's documentation, Hugo, kramdown's ``markdown-toc``) or
+      class (``table-of-contents``: Docusaurus): with its "Table of contents" heading,
+      which otherwise became the parent of every later section of npm's pages.
     """
     for key, value in attrs:
         if not value:
@@ -312,13 +316,27 @@ def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
             lowered = value.lower()
             if "breadcrumb" in lowered:
                 return True
-            if key == "class" and tag in ("nav", "div"):
+            if key == "class":
                 names = lowered.split()
-                if "contents" in names and (tag == "nav" or "topic" in names):
+                if "contents" in names and (tag == "nav" or (tag == "div" and "topic" in names)):
                     return True
-        elif key == "id" and value == "indices-and-tables":
+                if any(_squeezed(name) in _CONTENTS_CLASSES for name in names):
+                    return True
+        elif key == "id" and (
+            value == "indices-and-tables" or _squeezed(value.lower()) in _CONTENTS_IDS
+        ):
             return True
     return False
+
+
+# Names of a page's own table of contents, lowercased without "-" and "_". A bare "toc"
+# class is left to ``CHROME_CLASSES`` (DocBook's ``div.toc``, with its heading rules).
+_CONTENTS_CLASSES = frozenset({"tableofcontents", "markdowntoc", "pagetoc"})
+_CONTENTS_IDS = _CONTENTS_CLASSES | {"toc"}
+
+
+def _squeezed(name: str) -> str:
+    return name.replace("-", "").replace("_", "")
 
 
 def is_navigation_link(attrs: list[tuple[str, str | None]]) -> bool:

@@ -98,6 +98,11 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   or ``#`` put after headings and terms — and, whatever its class, an ``<a>`` to an
   in-page ``#fragment`` whose whole text is one such mark (``#``, ``¶``, ``§``, ``🔗``,
   ``⚓``), e.g. Node.js's ``<a class="mark" href="#path">#</a>``;
+* site navigation, anywhere: breadcrumb trails (a class or ``aria-label`` naming one),
+  Sphinx's "Indices and tables" section, docutils' ``.. contents::`` (``nav.contents``,
+  ``div.contents.topic``) and other generators' tables of contents by id (``toc``,
+  ``table-of-contents``, ``TableOfContents``, ``markdown-toc``, ``page-toc``, in any
+  case, with ``_`` for ``-``) or class (the same but ``toc``), with their headings;
 * a page that redirects within a second (``<meta http-equiv="refresh" content="0;
   URL=...">``, the stubs documentation generators leave at moved pages: "Redirecting
   to..."): no reader sees its text, so the whole source is excluded as ``redirect``,
@@ -171,8 +176,9 @@ __all__ = ["HtmlNormalizer"]
 # v14: a leaf showing only spaces (<p>&nbsp;</p>, a blank <pre>) leaves the tree, excluded.
 # v15: self-labels (a link alone in the div, p or span it links to) are boilerplate.
 # v16: pages that redirect within a second are excluded whole as "redirect".
+# v17: a table of contents by id or class (npm's, Hugo's, Docusaurus's) is boilerplate.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 16
+_VERSION = 17
 _MAX_RERUNS = 8
 
 
