@@ -35,6 +35,7 @@ from fastrag.packing._validator_metadata import (
     excerpt,
     fail,
 )
+from fastrag.packing.contract import path_title
 
 __all__ = ["SourceIndex", "check_lineage", "coalesce"]
 
@@ -257,7 +258,7 @@ class SourceIndex:
             chains[node.node_id] = HeadingChain(
                 headings,
                 tuple(heading.node_id for heading in headings),
-                tuple(heading.text for heading in headings),
+                tuple(path_title(heading.text) for heading in headings),
             )
         return chains[node_id]
 
@@ -330,12 +331,12 @@ def _explain_titles(record: ChunkRecord, chain: HeadingChain) -> None:
     for position, (heading, title) in enumerate(
         zip(chain.headings, record.heading_path, strict=True)
     ):
-        if title != heading.text:
+        if title != path_title(heading.text):
             raise fail(
                 record.number,
                 "lineage (heading path)",
                 f"heading_path[{position}] is {excerpt(title)} but heading "
-                f"{excerpt(heading.node_id)} reads {excerpt(heading.text)}",
+                f"{excerpt(heading.node_id)} reads {excerpt(path_title(heading.text))}",
             )
 
 

@@ -16,7 +16,7 @@ Metadata of one structural chunk (``content`` is the chunk's display text):
     sections list each); ``()`` for content before the first heading.
 ``heading_ids`` / ``heading_path``
     the heading path of the chunk's first block, outermost first: heading node ids and
-    their titles (equal length).
+    their titles (equal length), each as ``path_title`` gives it.
 ``displayed_heading_ids``
     heading ids whose heading line is part of ``content`` itself; the rest of the path is
     prepended to the embedding text (by id, so duplicate titles and heading-like lines in
@@ -72,12 +72,38 @@ from typing import Any, Final
 __all__ = [
     "CONTEXT_KINDS",
     "MAP_KINDS",
+    "PATH_TITLE_MAX",
     "STRUCTURE_VERSION",
     "build_embedding_text",
     "embedding_prefix",
+    "path_title",
 ]
 
 STRUCTURE_VERSION: Final = "fastrag-structure:v1"
+
+PATH_TITLE_MAX: Final = 300
+"""Longest heading title a heading path carries whole, in code points."""
+
+_ELLIPSIS: Final = "…"
+
+
+def path_title(text: str) -> str:
+    """A heading's title as heading paths carry it: whole up to ``PATH_TITLE_MAX`` code
+    points; a longer one cut at the last space before the limit (within its last fifth),
+    else at the limit, and ended with "…".
+
+    The path is prepended to the embedding text of every chunk under the heading, as
+    mandatory context. A "heading" thousands of words long is a defect of the source — a
+    paragraph that an unspaced ``---`` turned into a setext heading, an ``<h1>`` never
+    closed — and would make every chunk under it impossible to fit. The heading's own
+    text stays whole where the content shows it.
+    """
+    if len(text) <= PATH_TITLE_MAX:
+        return text
+    limit = PATH_TITLE_MAX - len(_ELLIPSIS)
+    cut = text.rfind(" ", limit * 4 // 5, limit + 1)
+    return text[: cut if cut > 0 else limit].rstrip() + _ELLIPSIS
+
 
 MAP_KINDS: Final = frozenset({"source", "rendered", "separator", "context", "overlap"})
 CONTEXT_KINDS: Final = frozenset({"table_header", "list_parent", "code_fence", "heading"})

@@ -30,6 +30,7 @@ from fastrag.normalization.model import NormalizedDocument, NormalizedNode, Unit
 from fastrag.packing._display import RETAINED, Run, RunKind, Unit, block_display
 from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
+from fastrag.packing.contract import path_title
 from fastrag.packing.lead_in import mark as mark_lead_ins
 
 __all__ = [
@@ -183,7 +184,7 @@ class _Builder:
         heading_ids, titles = outer.heading_ids, outer.titles
         if heading is not None:
             heading_ids = (*heading_ids, heading.node_id)
-            titles = (*titles, heading.text)
+            titles = (*titles, path_title(heading.text))
         index = len(self.sections)
         self.sections.append(
             Section(

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal
 
 from fastrag.exceptions import ValidationError
 from fastrag.normalization.model import NormalizedDocument, NormalizedNode, Units
+from fastrag.packing.contract import path_title
 
 __all__ = [
     "PREAMBLE",
@@ -250,7 +251,7 @@ def _section_row(
         section_id=section.node_id,
         parent_id=enclosing[-1].node_id if enclosing else None,
         heading_ids=tuple(heading.node_id for heading in headings),
-        heading_path=tuple(heading.text for heading in headings),
+        heading_path=tuple(path_title(heading.text) for heading in headings),
         level=section.level,
         char_start=section.start,
         char_end=section.end,

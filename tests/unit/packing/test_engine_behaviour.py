@@ -15,6 +15,7 @@ import pytest
 
 from fastrag.exceptions import ChunkingError
 from fastrag.packing import PackingConfig, build_embedding_text, pack
+from fastrag.packing.contract import PATH_TITLE_MAX, path_title
 from fastrag.packing.costs import Costs
 from fastrag.tokenization import Utf8ByteTokenizer
 from tests.unit.packing._engine_support import check_pieces, normalize, tokenizer_named
@@ -347,6 +348,41 @@ def _implementors(content_format: str, count: int) -> str:
         "<html><body><h1>Trait Add</h1><p>Adds two values.</p>"
         f"<h2>Implementors</h2><div>{items}</div></body></html>"
     )
+
+
+def test_path_title_keeps_titles_whole_up_to_the_limit_and_cuts_longer_ones_at_a_space() -> None:
+    assert path_title("Installation") == "Installation"
+    assert path_title("x" * PATH_TITLE_MAX) == "x" * PATH_TITLE_MAX
+    words = " ".join(f"w{n:03}" for n in range(200))  # 999 code points
+    cut = path_title(words)
+    assert len(cut) <= PATH_TITLE_MAX and cut.endswith("w059…")
+    assert words.startswith(cut[:-1])
+    assert path_title("x" * 1000) == "x" * (PATH_TITLE_MAX - 1) + "…"  # no space: the limit
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a paragraph that an unspaced "---" turns into a setext heading
+        "# Notes\n\n" + "This sentence is long. " * 120 + "\n---\n\nThe body under it.\n",
+        "<html><body><h1>Notes</h1><h2>" + "This sentence is long. " * 120 + "</h2>"
+        "<p>The body under it.</p></body></html>",
+    ],
+)
+def test_a_heading_too_long_for_any_path_is_cut_in_the_path_and_whole_in_the_content(
+    source: str,
+) -> None:
+    # Its 2,760-byte title was mandatory context of every chunk under it: split() raised.
+    content_format = "html" if source.startswith("<") else "markdown"
+    normalized = normalize(source, content_format)
+    (heading,) = [n for n in normalized.nodes if n.kind == "heading" and len(n.text) > 1000]
+    pieces = packed(source, content_format, target_tokens=400, max_tokens=600)
+    assert all(metadata["embedding_token_count"] <= 600 for _, metadata in pieces)
+    last = pieces[-1][1]
+    assert last["heading_path"] == ("Notes", path_title(heading.text))
+    assert len(last["heading_path"][1]) <= PATH_TITLE_MAX
+    shown = "".join(content for content, _ in pieces)
+    assert shown.count("This sentence is long.") == 120  # the heading's text is all there
 
 
 @pytest.mark.parametrize("content_format", ["markdown", "html"])

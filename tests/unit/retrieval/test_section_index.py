@@ -17,6 +17,7 @@ from fastrag.normalization import (
     SourceSpan,
 )
 from fastrag.packing import PackingConfig, pack
+from fastrag.packing.contract import path_title
 from fastrag.retrieval import ResolvedSection, SectionIndex
 from fastrag.tokenization import Utf8ByteTokenizer
 from tests._paths import CORPUS
@@ -203,6 +204,20 @@ def test_every_engine_chunk_of_a_real_document_resolves_to_sections_holding_it(
         # Without ancestors, exactly the chunk's own sections (plus a preamble) remain.
         own = [s.section_id for s in index.resolve(Document("h", "c", content, metadata), False)]
         assert [i for i in own if i != normalized.root.node_id] == list(metadata["section_ids"])
+
+
+def test_sections_carry_the_heading_path_their_chunks_carry_long_titles_cut_alike() -> None:
+    title = "A paragraph that an unspaced rule made a heading. " * 40
+    text = f"# Notes\n\n{title}\n---\n\nThe body under it.\n"
+    parent = Document("notes", "hand", text, {"content_format": "markdown"})
+    normalized = NormalizerRegistry().get("markdown").normalize(parent)
+    pieces = pack(normalized, Utf8ByteTokenizer(), PackingConfig(max_tokens=600))
+    content, metadata = pieces[-1]
+    (section,) = SectionIndex([normalized]).resolve(
+        Document("hit", "notes", content, metadata), ancestors=False
+    )
+    assert section.heading_path == metadata["heading_path"]
+    assert section.heading_path[1] == path_title(title.strip()) != title.strip()
 
 
 def test_seed_000_section_index_recipe_runs_verbatim() -> None:
