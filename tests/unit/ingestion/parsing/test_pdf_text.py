@@ -40,6 +40,11 @@ def code_lines(name: str) -> list[str]:
         ("SFTT1000", True),
         ("Courier-Bold", True),
         ("DejaVuSansMono", True),
+        ("ABCDEF+NimbusMonL-Regu", True),  # shared-mime-info's specification (DocBook)
+        ("NimbusMonL-BoldObli", True),
+        ("Monaco", True),
+        ("NimbusSanL-Regu", False),
+        ("NimbusRomNo9L-Regu", False),
         ("CMR10", False),
         ("CMSL10", False),
         ("CMMI9", False),

@@ -62,10 +62,12 @@ BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b
 # Monospaced families by name, because pdfium sets the FixedPitch flag only when the
 # font descriptor does: TeX's Type 1 typewriter fonts (Computer Modern CMTT, its slanted
 # CMSLTT, italic CMITT, CMTEX; EC/cm-super SFTT/SFST/SFIT, ECTT/ECST/ECIT; Latin Modern
-# LMTT and LMMono*; txfonts TXTT; Courier as pcr) come without it. Matched after the
-# subset tag (``ABCDEF+``) is removed (see ``is_mono_font``); "Arial Unicode" is no code.
+# LMTT and LMMono*; txfonts TXTT; Courier as pcr) come without it, and so does URW's
+# Courier, Nimbus Mono L (``NimbusMonL-Regu``: DocBook's PDFs through FOP or dblatex set
+# their examples in it). Matched after the subset tag (``ABCDEF+``) is removed (see
+# ``is_mono_font``); "Arial Unicode" is no code.
 MONO_NAME = re.compile(
-    r"mono|courier|typewriter|consol|inconsolata|(?<!uni)code|menlo|cousine"
+    r"mono|courier|typewriter|consol|inconsolata|(?<!uni)code|menlo|cousine|nimbusmon|monaco"
     r"|^cm(?:sl|i|v)?tt|^cmtex|^(?:sf|ec)(?:tt|st|it)\d|^lm(?:tt|mono)|^txtt|^pcr[rbo]|^tt\d",
     re.I,
 )
