@@ -248,8 +248,15 @@ class Planner:
         first = 0
         while first < len(atoms):
             best, best_depth = first + 1, depths[first + 1] if first + 1 < len(atoms) else 0
+            opening = atoms[first]
+            # ``plan_of``'s total, kept up to date one heading at a time (its sum again
+            # for every candidate end would make a long run quadratic).
+            start = costs.start(opening.block, opening.start, opening.end)
+            body = opening.cost
             for end in range(first + 2, len(atoms) + 1):
-                if plan_of(costs, atoms[first:end], SPLIT).total > costs.target:
+                atom = atoms[end - 1]
+                body += atom.cost + costs.joins[atom.block]  # each heading is its own block
+                if start + body + costs.end(atom.block, atom.end) > costs.target:
                     break
                 depth = depths[end] if end < len(atoms) else 0
                 if depth <= best_depth:
