@@ -301,6 +301,45 @@ def test_link_bars_are_navigation_sentences_with_links_stay() -> None:
     ]
 
 
+# Docusaurus's installation page (MIT), cut down: MDX imports, a container, heading ids.
+DOCUSAURUS = (
+    "---\ntitle: Installation\n---\n\n"
+    "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';\n\n"
+    "Docusaurus is essentially a set of npm packages.\n\n"
+    ":::tip\n\nUse the **Fast Track** to understand Docusaurus.\n\n:::\n\n"
+    "## Requirements {#requirements}\n\n- Node.js 18.0 or above\n\n"
+    "## Set {a, b}\n\nBraces that are no attribute list.\n\n"
+    "::: warning Heads up\n\nimport numpy as np\n"
+)
+
+
+def test_mdx_imports_and_container_fences_are_markup_heading_attributes_leave_titles() -> None:
+    tree = normalize(DOCUSAURUS)
+    assert excluded(tree, "markup") == [
+        "import Tabs from '@theme/Tabs';\nimport TabItem from '@theme/TabItem';",
+        ":::tip",
+        ":::",
+    ]
+    assert [node.text for node in of_kind(tree, "section")] == [
+        "Installation",
+        "Requirements",
+        "Set {a, b}",
+    ]
+    assert [node.text for node in of_kind(tree, "heading")][1] == "Requirements"
+    # The heading still owns its whole source line, attribute list included.
+    heading = of_kind(tree, "heading")[1]
+    assert [u.span.slice(tree.content) for u in tree.units if u.node_id == heading.node_id] == [
+        "## Requirements {#requirements}"
+    ]
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "Docusaurus is essentially a set of npm packages.",
+        "Use the **Fast Track** to understand Docusaurus.",
+        "Braces that are no attribute list.",
+        "::: warning Heads up",  # a fence with a title keeps it
+        "import numpy as np",  # no quoted module: prose (or a sloppy snippet), kept
+    ]
+
+
 def test_myst_navigation_and_autodoc_fences_are_markup_other_fences_stay() -> None:
     source = (
         "# Docs\n\n```{toctree}\n:hidden:\n\ninstallation\nusage\n```\n\nText.\n\n"

@@ -86,10 +86,27 @@ _CONTENTS_LIST = re.compile(
     + _CONTENTS_ITEM
     + rb"){2,}[ \t\r\n]*"
 )
+# A heading's attribute list, ``## Requirements {#requirements}`` (kramdown, Pandoc, PHP
+# Markdown Extra, MkDocs' attr_list, Docusaurus): an id or class for the HTML, not part
+# of the title. Only a block that opens with ``#id`` or ``.class`` (kramdown may put ":"
+# first) and holds nothing else but ``key=value`` pairs: "Set {a, b}" keeps its braces.
+_ATTRIBUTE = r"(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}\"']+))"
+_HEADING_ATTRIBUTES = re.compile(rf"[ \t]+\{{:?[ \t]*[#.][\w:.-]+(?:[ \t]+{_ATTRIBUTE})*[ \t]*\}}$")
+# MDX (Docusaurus, Nextra): ``import Tabs from '@theme/Tabs';`` lines at the top of a
+# page bring in components, no prose. Only imports of a quoted module, one per line: a
+# paragraph with any other line stays.
+_MDX_IMPORTS = re.compile(
+    rb"(?:[ \t]*import[ \t]+(?:[\w$*{}, \t]+[ \t]+from[ \t]+)?(?:'[^'\r\n]+'|\"[^\"\r\n]+\")"
+    rb"[ \t]*;?[ \t]*(?:\r\n?|\n|$))+[ \t\r\n]*"
+)
+# The fence lines of a container (Docusaurus's and VuePress's ``:::tip`` … ``:::``, MyST's
+# ``:::{note}``) standing alone as paragraphs: syntax around the content, which stays.
+# A fence line with a title after the name ("::: warning Heads up") is kept.
+_CONTAINER_FENCE = re.compile(rb"[ \t]*:{3,}[ \t]*(?:\{?[\w-]+\}?)?[ \t\r\n]*")
 # First bytes of those paragraphs: "(", "[", "<" (inline HTML tags only: the
-# ``<a id="1.95-Language"></a>`` anchors above headings of READMEs and changelogs), or
-# indentation before one.
-_MARKUP_PARAGRAPH_STARTS: Final = frozenset(b"([< \t")
+# ``<a id="1.95-Language"></a>`` anchors above headings of READMEs and changelogs),
+# "i" (an MDX import), ":" (a container fence), or indentation before one.
+_MARKUP_PARAGRAPH_STARTS: Final = frozenset(b"([< \ti:")
 _BADGES_ONLY = re.compile(
     rb"[ \t\r\n]*"
     + _BADGE
@@ -408,14 +425,17 @@ class Walker:
 
     def markup_paragraph(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` if it shows no prose: inline HTML tags
-        only or a MyST target (``markup``), a badge row (``badges``) or, at the top level,
-        a link bar (``navigation``). Each starts with "<", "(" or "[" (after at most an
+        only, a MyST target, a container's fence line or, at the top level, MDX imports
+        (``markup``), a badge row (``badges``) or, at the top level, a link bar
+        (``navigation``). Each starts with "<", "(", "[", "i" or ":" (after at most an
         indentation), so other paragraphs — nearly all — are passed over on one byte."""
         if start >= self.size or self.data[start] not in _MARKUP_PARAGRAPH_STARTS:
             return False
         return (
             self._excluded_block(start, end, _TAGS_ONLY, "markup")
             or self._excluded_block(start, end, _MYST_TARGET, "markup")
+            or self._excluded_block(start, end, _CONTAINER_FENCE, "markup")
+            or (not self.block_depth and self._excluded_block(start, end, _MDX_IMPORTS, "markup"))
             or self._excluded_block(start, end, _BADGES_ONLY, "badges")
             or (not self.block_depth and self._excluded_block(start, end, _LINK_BAR, "navigation"))
         )
@@ -474,7 +494,8 @@ class Walker:
         node.end = core_end
         self.cursor = end
         if self.heading_parts is not None:
-            node.title = "".join(self.heading_parts).strip()
+            title = "".join(self.heading_parts).strip()
+            node.title = _HEADING_ATTRIBUTES.sub("", title) or title
             self.heading_parts = None
             parent = self.nodes[node.parent]
             if parent.kind == "section":

@@ -69,6 +69,11 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   content (```` ```{toctree} ````, ``{contents}``, ``{include}``; autodoc's
   ``{autofunction}`` … when its body holds only options) is excluded as ``markup``;
   other fences stay code blocks.
+* MDX's imports (``import Tabs from '@theme/Tabs';`` lines, a paragraph of nothing else
+  at the top level) and a container's fence lines alone in their paragraph (``:::tip``,
+  ``:::``, ``:::{note}``; the content between stays) are excluded as ``markup``. A
+  heading's attribute list (``## Requirements {#requirements}``, ``{#id .class}``) is
+  left out of its title, not of its source.
 * A MyST target, ``(label)=`` alone in its paragraph (Sphinx cross-reference anchors in
   MyST Markdown), is syntax with no readable text: excluded as ``markup``.
 * Link reference definitions at document level render nothing and their targets are on
@@ -218,7 +223,10 @@ class MarkdownNormalizer:
     #      identity is part of this one: its reading decides those blocks).
     # v12: a paragraph of inline HTML tags only (``<a id="x"></a>``) is "markup".
     # v13: a front matter title heads a document without a level-1 heading.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v14+{HtmlNormalizer.identity}"
+    # v14: a MyST autodoc fence with text of its own stays a block.
+    # v15: MDX imports and container fence lines are markup; a heading's attribute list
+    #      ({#id .class}) is not part of its title.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v15+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
