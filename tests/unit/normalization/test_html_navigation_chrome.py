@@ -451,6 +451,23 @@ def test_button_text_is_a_ui_control_everywhere(boilerplate: bool) -> None:
     ]
 
 
+def test_a_menus_choices_are_a_ui_control() -> None:
+    # sqlite.org's search box: "Search Documentation Search Changelog" opened every page.
+    source = (
+        '<form method="GET" action="search"><select name="s"><option value="d">Search '
+        "Documentation<option value=c>Search Changelog</select>"
+        '<input type="text" name="q"><datalist id="v"><option value="3.11"></datalist></form>'
+        "<h1>The ON CONFLICT Clause</h1><p>A clause.</p>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["The ON CONFLICT Clause", "A clause."]
+    assert excluded(tree, "ui_control") == [
+        '<select name="s"><option value="d">Search Documentation<option value=c>Search '
+        "Changelog</select>",
+        '<datalist id="v"><option value="3.11"></datalist>',
+    ]
+
+
 def test_no_break_spaces_in_titles_show_as_spaces() -> None:
     source = "<h2>2.1.\xa0What&nbsp;it does\xa0</h2><p>a\xa0b</p>"
     tree = normalize(source)

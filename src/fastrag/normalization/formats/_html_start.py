@@ -328,10 +328,14 @@ def _start_quote(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     _node_or_flatten(tb, tag, "blockquote", CONTAINER)
 
 
+# Elements whose text labels a control or lists its choices ("Copy item path", "Run",
+# a version picker's options), never content.
+_UI_CONTROLS = frozenset({"button", "select", "datalist"})
+
+
 def _start_suppressed(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
-    # The reason is the element (script, style, template, noscript), except for a button:
-    # its text labels a control ("Copy item path", "Run"), never content.
-    tb.suppress(tag, "ui_control" if tag == "button" else tag)
+    # The reason is the element (script, style, template, noscript), except for controls.
+    tb.suppress(tag, "ui_control" if tag in _UI_CONTROLS else tag)
 
 
 def _start_title(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:

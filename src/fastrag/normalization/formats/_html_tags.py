@@ -99,7 +99,7 @@ CATEGORY: Mapping[str, int] = _table(
         Category.CELL: "td th",
         Category.CAPTION: "caption figcaption",
         Category.QUOTE: "blockquote",
-        Category.SUPPRESS: "script style template noscript button",
+        Category.SUPPRESS: "script style template noscript button select datalist",
         Category.VOID: "area base br col embed hr img input keygen link meta param source "
         "track wbr frame basefont bgsound",
         Category.TITLE: "title",

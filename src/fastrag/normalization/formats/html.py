@@ -55,7 +55,9 @@ blocks, the doctype and processing instructions are ``markup``; whitespace betwe
 (and before a leaf's first text) is ``whitespace``; comments are ``comment`` (one left
 open runs to the end of the input); ``script``, ``style``, ``template`` and ``noscript``
 elements are excluded whole under their own name, ``button`` elements (the labels of UI
-controls: "Copy item path", "Run") as ``ui_control``, and so, on pages rustdoc generated,
+controls: "Copy item path", "Run") and ``select`` and ``datalist`` elements (a menu's
+choices: sqlite.org's "Search Documentation / Search Changelog", a version picker) as
+``ui_control``, and so, on pages rustdoc generated,
 its interface text (``span.rightside``, ``span.sub-heading``: "1.0.0 · Source";
 ``a.rightside``: "Source"; ``summary.hideme``: "Expand description"); ``<title>`` text is
 ``front_matter`` (kept as metadata).
@@ -177,8 +179,9 @@ __all__ = ["HtmlNormalizer"]
 # v15: self-labels (a link alone in the div, p or span it links to) are boilerplate.
 # v16: pages that redirect within a second are excluded whole as "redirect".
 # v17: a table of contents by id or class (npm's, Hugo's, Docusaurus's) is boilerplate.
+# v18: select and datalist elements are ui_control, like buttons.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 17
+_VERSION = 18
 _MAX_RERUNS = 8
 
 
