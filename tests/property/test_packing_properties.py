@@ -84,6 +84,49 @@ def test_every_result_keeps_the_contract_or_names_the_node(
     assert indices == sorted(indices)
 
 
+def _heading_run(content_format: str, count: int) -> str:
+    """Headings with no body under any, to end a document with (rustdoc's Implementors)."""
+    if content_format == "markdown":
+        return "".join(f"\n\n## Heading number {n}\n\n### Sub {n}" for n in range(count))
+    if content_format == "html":
+        return "".join(f"<h2>Heading number {n}</h2><h3>Sub {n}</h3>" for n in range(count))
+    if content_format == "rst":
+        return "".join(
+            f"\n\nHeading number {n}\n{'=' * 20}\n\nSub {n}\n{'-' * 10}\n" for n in range(count)
+        )
+    return ""
+
+
+@pytest.mark.parametrize("content_format", sorted(STRATEGIES))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_without_mandatory_context_nothing_is_refused(
+    content_format: str, data: st.DataObject
+) -> None:
+    # With no heading path in the embedding and no row, code or list structure to repeat,
+    # every piece can be cut down to a few characters: ChunkingError would be a bug. Runs
+    # of headings with nothing between them were one (refused whole, then refused by the
+    # finisher when a tokenizer counted them over the plan's estimate).
+    source = data.draw(STRATEGIES[content_format].documents(), label="document")
+    if data.draw(st.booleans(), label="ends in headings"):
+        source += _heading_run(content_format, data.draw(st.integers(0, 40), label="headings"))
+    name = data.draw(st.sampled_from(TOKENIZER_NAMES), label="tokenizer")
+    maximum = data.draw(st.integers(40, 300), label="max_tokens")
+    config = PackingConfig(
+        target_tokens=maximum * 2 // 3,
+        max_tokens=maximum,
+        min_preferred_tokens=0,
+        max_overlap_tokens=0,
+        include_heading_path_in_embedding=False,
+        preserve_table_rows=False,
+        preserve_code_blocks=False,
+        preserve_list_hierarchy=False,
+    )
+    normalized = normalize(source, content_format)
+    pieces = pack(normalized, tokenizer_named(name), config)
+    check_pieces(normalized, pieces, tokenizer_named(name), config)
+
+
 @settings(max_examples=60, deadline=None)
 @given(source=markdown.documents(), maximum=st.integers(40, 300))
 def test_flagging_never_raises_and_flags_only_what_is_over(source: str, maximum: int) -> None:

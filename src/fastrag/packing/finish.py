@@ -4,7 +4,9 @@ Plans were made on sums, which need not be exact (counts are not additive; a cus
 tokenizer may be arbitrary). Each planned chunk is rendered and its complete embedding
 text counted exactly once. The rare chunk over ``max_tokens`` is repaired alone: the
 longest prefix of its atoms that fits is found by bisection on exact counts (each probe
-a chunk-sized text, O(log n) probes), emitted, and the rest is handled the same way. An
+a chunk-sized text, O(log n) probes), emitted, and the rest is handled the same way.
+Headings travel with the atom after them; a run of headings that overflows by itself
+(nothing between them) is cut between headings rather than refused. An
 atom that cannot fit even alone — with its heading path, table header or code fence —
 is refined one level further with a smaller budget; every refinement cuts an atom into
 strictly smaller ranges, so the loop ends. When nothing is left to cut, the policy
@@ -124,6 +126,18 @@ class Finisher:
             while stop < len(atoms) and self._attached(atoms[stop - 1]):
                 stop += 1
             smallest = self._render(atoms[first:stop], SPLIT, None)
+            if smallest[2] > limit and stop - first > 1:
+                lead = self._render(atoms[first : stop - 1], SPLIT, None)
+                if lead[2] > limit:
+                    # The attached atoms overflow by themselves (a run of headings with no
+                    # body between them): attachment cannot hold, cut between them.
+                    fit = self._longest_fit(atoms, first, stop - 2)
+                    if fit is not None:
+                        yield atoms[first : fit[0]], fit[1], False
+                        first = fit[0]
+                        continue
+                    stop = first + 1  # not even the first alone: cut inside it, below
+                    smallest = self._render(atoms[first:stop], SPLIT, None)
             if smallest[2] > limit:
                 refined = self._shrink(atoms[stop - 1], smallest[2])
                 if refined is not None:
@@ -156,6 +170,23 @@ class Finisher:
                     good, good_end = shorter, end
             yield atoms[first:good_end], good, False
             first = good_end
+
+    def _longest_fit(
+        self, atoms: list[Atom], first: int, last: int
+    ) -> tuple[int, _Rendered] | None:
+        """The largest ``end`` in ``(first, last]`` whose ``atoms[first:end]`` fits, with
+        its rendering (bisected: a longer run never counts less), or None."""
+        limit = self.costs.config.max_tokens
+        found: tuple[int, _Rendered] | None = None
+        low, high = first + 1, last
+        while low <= high:
+            middle = (low + high) // 2
+            probe = self._render(atoms[first:middle], SPLIT, None)
+            if probe[2] <= limit:
+                found, low = (middle, probe), middle + 1
+            else:
+                high = middle - 1
+        return found
 
     def _shrink(self, atom: Atom, counted: int) -> list[Atom] | None:
         """Cut ``atom`` smaller than it is, in proportion to how far over budget it was."""

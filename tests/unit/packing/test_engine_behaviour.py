@@ -350,6 +350,22 @@ def _implementors(content_format: str, count: int) -> str:
     )
 
 
+def test_a_run_of_headings_counted_over_the_plan_is_cut_between_headings() -> None:
+    # The non-additive tokenizer charges the square of the blank-line joins: the plan's
+    # sum fits, the rendered run of 40 headings does not, and no body follows any of them.
+    # The finisher used to keep the attached run whole and raise ChunkingError.
+    text = "Intro.\n\n" + "".join(f"## Heading number {n}\n\n### Sub {n}\n\n" for n in range(20))
+    tokenizer = tokenizer_named("non-additive")
+    config = PackingConfig(
+        target_tokens=66, max_tokens=100, min_preferred_tokens=0, max_overlap_tokens=0
+    )
+    normalized = normalize(text, "markdown")
+    pieces = pack(normalized, tokenizer, config)
+    check_pieces(normalized, pieces, tokenizer, config)
+    assert len(pieces) > 2
+    assert all(metadata["embedding_token_count"] <= 100 for _, metadata in pieces)
+
+
 def test_path_title_keeps_titles_whole_up_to_the_limit_and_cuts_longer_ones_at_a_space() -> None:
     assert path_title("Installation") == "Installation"
     assert path_title("x" * PATH_TITLE_MAX) == "x" * PATH_TITLE_MAX
