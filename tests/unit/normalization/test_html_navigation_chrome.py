@@ -201,6 +201,26 @@ def test_rustdoc_interface_text_is_a_ui_control(rustdoc: bool) -> None:
         assert any("Source" in text for text in shown)
 
 
+@pytest.mark.parametrize("generator", ["makeinfo", "texi2any", "Doxygen 1.9.1"])
+def test_div_contents_is_a_table_of_contents_on_texinfo_pages_only(generator: str) -> None:
+    # Doxygen wraps each page's whole content in div.contents: jsoncpp's 340 kB source
+    # listing came out as its header and footer. Texinfo 6 puts a bare table of contents
+    # in one, right after its "Table of Contents" heading.
+    source = (
+        f'<html><head><meta name="Generator" content="{generator}"></head><body>'
+        "<h1>Manual</h1><p>Intro.</p>"
+        '<div class="contents"><ul class="no-bullet"><li><a href="#A">1 A</a></li></ul>'
+        "<p>Json::Value represents a JSON value.</p></div></body></html>"
+    )
+    tree = normalize(source)
+    if generator.startswith("Doxygen"):
+        assert texts(tree) == ["Manual", "Intro.", "- 1 A", "Json::Value represents a JSON value."]
+        assert not excluded(tree, "boilerplate")
+    else:
+        assert texts(tree) == ["Manual", "Intro."]
+        assert excluded(tree, "boilerplate")[0].startswith('<div class="contents">')
+
+
 def test_texinfo_7_nav_panel_and_mini_toc() -> None:
     source = (
         '<div class="chapter-level-extent" id="Intro"><div class="nav-panel"><p>'

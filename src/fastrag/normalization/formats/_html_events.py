@@ -38,6 +38,7 @@ from fastrag.normalization.formats._html_tags import (
     CATEGORY,
     OPTIONAL_END,
     PERMALINK_CLASSES,
+    TEXINFO_GENERATOR,
     WS,
     Category,
     attribute,
@@ -110,6 +111,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         # excepted); main_text records that the regions held text, so the rule applies.
         self.outside_main_is_chrome = boilerplate and has_main
         self.rustdoc = boilerplate and _RUSTDOC.search(content, 0, 4096) is not None
+        self.texinfo = boilerplate and TEXINFO_GENERATOR.search(content, 0, 4096) is not None
         self.main_text = False
         self.conflicts: set[int] = set()
         self.removed_boilerplate = False
@@ -418,7 +420,14 @@ class TreeBuilder(BlockTree, Tokenizer):
         if self.pos in self.protected:
             return 0
         in_section = bool(self.open.get("section"))
-        return chrome_verdict(category, tag, attrs, has_main=self.has_main, in_section=in_section)
+        return chrome_verdict(
+            category,
+            tag,
+            attrs,
+            has_main=self.has_main,
+            in_section=in_section,
+            texinfo=self.texinfo,
+        )
 
     def _check_conflict(self, tag: str, attrs: Attrs) -> None:
         """Main content inside excluded chrome: remember the chrome so a rerun keeps it."""

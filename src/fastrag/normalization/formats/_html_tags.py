@@ -121,8 +121,8 @@ CHROME_ROLES: frozenset[str] = frozenset({"navigation", "banner", "contentinfo"}
 
 # Navigation chrome that documentation generators mark by class, for pages that mark no
 # main content (element name -> lowercased classes): Texinfo (``div.nav-panel``, ``ul.section-toc``,
-# ``ul.mini-toc``, ``table.menu``, the ``div.contents``/``div.shortcontents`` tables of
-# contents and their wrappers), DocBook XSL (``div.navheader``/``div.navfooter``,
+# ``ul.mini-toc``, ``table.menu``, the wrappers of its tables of contents; the tables
+# themselves below, ``TEXINFO_CONTENTS``), DocBook XSL (``div.navheader``/``div.navfooter``,
 # ``table.nav``, ``div.toc``) and gtk-doc (``table.navigation``). Texinfo's older
 # ``div.header`` is left out on purpose: the class is too common on hand-written pages,
 # where it may hold the page's own title; the navigation line inside it is caught by its
@@ -130,7 +130,7 @@ CHROME_ROLES: frozenset[str] = frozenset({"navigation", "banner", "contentinfo"}
 CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "div": frozenset(
-            {"nav-panel", "contents", "shortcontents", "navheader", "navfooter", "toc"}
+            {"nav-panel", "navheader", "navfooter", "toc"}
             # Texinfo's wrappers of its tables of contents with their headings (6.x, 7.x)
             | {"contents_element", "overview_element", "element-contents"}
             | {"element-shortcontents"}
@@ -139,6 +139,12 @@ CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
         "table": frozenset({"menu", "nav", "navigation"}),
     }
 )
+
+# Texinfo's tables of contents without a wrapper (6.x: ``div.contents`` right after its
+# "Table of Contents" heading), on pages makeinfo or texi2any generated only: Doxygen
+# puts every page's whole content in a ``div.contents``.
+TEXINFO_CONTENTS: frozenset[str] = frozenset({"contents", "shortcontents"})
+TEXINFO_GENERATOR = re.compile(r'<meta name="generator" content="(?:makeinfo|texi2any)', re.I)
 
 # Texinfo's generated indexes (``@printindex``): ``table.index-cp`` (6.x; any index name:
 # bash has ``index-bt``, ``index-rw``) and ``table.cp-entries-printindex`` with its letter
@@ -360,6 +366,7 @@ def chrome_verdict(
     *,
     has_main: bool,
     in_section: bool,
+    texinfo: bool = False,
 ) -> int:
     """For an element outside the main content: 1 if it is page chrome to exclude, 3 if it
     is a generated manual's navigation to exclude, 2 if it marks the main content
@@ -391,6 +398,8 @@ def chrome_verdict(
             classes = CHROME_CLASSES.get(tag)
             names = value.lower().split()
             if classes is not None and not classes.isdisjoint(names):
+                return 3
+            if texinfo and tag == "div" and not TEXINFO_CONTENTS.isdisjoint(names):
                 return 3
             if tag == "table" and any(map(_TEXINFO_INDEX.fullmatch, names)):
                 return 3

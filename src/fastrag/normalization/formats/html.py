@@ -85,10 +85,12 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   as if it marked none;
 * when the page marks no main content, the navigation of generated manuals: elements
   with a generator's navigation class (Texinfo ``div.nav-panel``, ``ul.section-toc``,
-  ``ul.mini-toc``, ``table.menu``, ``div.contents``, ``div.shortcontents`` and their
-  wrappers; DocBook ``div.navheader``, ``div.navfooter``, ``table.nav``, ``div.toc``;
-  gtk-doc ``table.navigation``), tables with ``summary="Navigation header"`` or
-  ``"Navigation footer"``, and navigation lines: paragraphs whose every link has
+  ``ul.mini-toc``, ``table.menu``, the wrappers of its tables of contents, and
+  ``div.contents`` and ``div.shortcontents`` on pages whose generator meta names
+  makeinfo or texi2any, as Doxygen's ``div.contents`` is the whole page; DocBook
+  ``div.navheader``, ``div.navfooter``, ``table.nav``, ``div.toc``; gtk-doc
+  ``table.navigation``), tables with ``summary="Navigation header"`` or ``"Navigation
+  footer"``, and navigation lines: paragraphs whose every link has
   ``rel`` ``next``, ``prev``, ``previous``, ``up``, ``index``, ``contents``, ``start`` or
   ``home``, or an ``accesskey``, with at most two other words per link ("Next: Types,
   Up: Using libffi [Index]"), and later paragraphs with the same text as one (Texinfo's
@@ -180,8 +182,9 @@ __all__ = ["HtmlNormalizer"]
 # v16: pages that redirect within a second are excluded whole as "redirect".
 # v17: a table of contents by id or class (npm's, Hugo's, Docusaurus's) is boilerplate.
 # v18: select and datalist elements are ui_control, like buttons.
+# v19: div.contents is a table of contents on Texinfo's pages only (Doxygen's is content).
 _PARSER = "html.parser-3.11.7"
-_VERSION = 18
+_VERSION = 19
 _MAX_RERUNS = 8
 
 
