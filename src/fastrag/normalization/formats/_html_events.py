@@ -74,6 +74,17 @@ _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
 # implementation), ``span.sub-heading`` (the same under the page's title, since rustdoc
 # 1.8x) and the ``summary.hideme`` toggle ("Expand description").
 _RUSTDOC = re.compile(r'<meta name="generator" content="rustdoc">')
+# Doxygen (C and C++ API manuals): its generator tag. Its code — source listings and every
+# \code example — is a ``div.fragment`` of one ``div.line`` per line, each opening with a
+# ``span.lineno``: read as a code block whose lines are the divs' text (the newlines
+# between them are in the source), without the line numbers; ``div.ttc`` after it holds
+# the hover tooltips of its links ("Json::ValueRepresents a JSON value.Definition: …").
+# The page's title is a ``div.title``, no heading element: read as a level-1 heading.
+_DOXYGEN = re.compile(r'<meta name="generator" content="Doxygen', re.IGNORECASE)
+_DOXYGEN_BLOCKS = frozenset({"div", "address", "a"})
+# Its page furniture: the breadcrumb path ("Json › Value"), the bar of links to the page's
+# own sections ("Classes | Public Types | …") and the footer ("Generated on … by doxygen").
+_DOXYGEN_CHROME = frozenset({"navpath", "summary", "footer"})
 _RUSTDOC_UI = {
     "span": frozenset({"rightside", "sub-heading"}),
     "a": frozenset({"rightside"}),
@@ -111,6 +122,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         # excepted); main_text records that the regions held text, so the rule applies.
         self.outside_main_is_chrome = boilerplate and has_main
         self.rustdoc = boilerplate and _RUSTDOC.search(content, 0, 4096) is not None
+        self.doxygen = _DOXYGEN.search(content, 0, 4096) is not None
         self.texinfo = boilerplate and TEXINFO_GENERATOR.search(content, 0, 4096) is not None
         self.main_text = False
         self.conflicts: set[int] = set()
@@ -344,15 +356,15 @@ class TreeBuilder(BlockTree, Tokenizer):
                 return
             if has_attributes and self.rustdoc and self.sup < 0 and self._rustdoc_ui(tag):
                 return
-            tags = self.tags
-            positions = self.open.get(tag)
-            if positions is None:
-                self.open[tag] = [len(tags)]
-            else:
-                positions.append(len(tags))
-            tags.append(tag)
-            self.frames.append(None)
+            if has_attributes and self.doxygen and self.sup < 0 and self._doxygen_inline(tag):
+                return
+            self._push_inline(tag)
             return
+        if self.doxygen and has_attributes and self.sup < 0 and tag in _DOXYGEN_BLOCKS:
+            found = self._doxygen_block(tag)
+            if found is None:
+                return
+            category = found
         if category == Category.VOID:
             if self.sup < 0:
                 void_element(self, tag)
@@ -404,6 +416,52 @@ class TreeBuilder(BlockTree, Tokenizer):
                 if verdict == 2 and category == Category.BOUNDARY:
                     category = Category.MAIN
         START[category](self, tag, attrs)
+
+    def _doxygen_block(self, tag: str) -> int | None:
+        """How a Doxygen ``div``, ``address`` or ``a`` reads: its category, or None once
+        it has been handled here (suppressed, or a fragment's line)."""
+        if tag == "a":  # a brief description's "More..." link to the details: a control
+            if self.content.startswith("More...</a>", self.tag_end):
+                self.suppress(tag, "ui_control")
+                return None
+            return _CATEGORY[tag]
+        names = (attribute(self.attributes(), "class") or "").split()
+        owner = self.owner
+        if "line" in names and owner is not None and owner.mode == PRE:
+            self._push_inline(tag)  # one line of a fragment: its text stays in the code
+            return None
+        if "fragment" in names:
+            return Category.PRE
+        if "ttc" in names:  # a hover tooltip after a fragment: hidden until hovered
+            self.suppress(tag, "ui_control")
+            return None
+        if "title" in names:  # the page's title ("Json::Value Class Reference")
+            return Category.HEADING
+        if self.boilerplate and not _DOXYGEN_CHROME.isdisjoint(names):
+            self.suppress(tag, "boilerplate")
+            return None
+        return _CATEGORY[tag]
+
+    def _push_inline(self, tag: str) -> None:
+        """Open an element that makes no block: only its end tag is to be matched."""
+        tags = self.tags
+        positions = self.open.get(tag)
+        if positions is None:
+            self.open[tag] = [len(tags)]
+        else:
+            positions.append(len(tags))
+        tags.append(tag)
+        self.frames.append(None)
+
+    def _doxygen_inline(self, tag: str) -> bool:
+        """Suppress a Doxygen fragment's line number (``span.lineno``); whether it did."""
+        if tag != "span":
+            return False
+        css = attribute(self.attributes(), "class")
+        if not css or "lineno" not in css.split():
+            return False
+        self.suppress(tag, "ui_control")
+        return True
 
     def _rustdoc_ui(self, tag: str, attrs: Attrs | None = None) -> bool:
         """Suppress rustdoc's interface text (``_RUSTDOC_UI``); whether it did."""

@@ -116,7 +116,7 @@ def _start_paragraph(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 
 def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.end_layout_table()
-    level = int(tag[1])
+    level = int(tag[1]) if tag[0] == "h" else 1  # h1-h6, or a page's title div (Doxygen's)
     # Ends an implicit paragraph (text directly in a div or section before the heading),
     # so that text does not make the heading a leaf of it.
     tb.boundary()

@@ -212,13 +212,15 @@ def attribute(attrs: list[tuple[str, str | None]], name: str) -> str | None:
 # A permalink anchor that carries no generator class (Node.js's doctool writes
 # ``<a class="mark" href="#path" id="path">#</a>``; GitHub, Hugo and hand-written pages have
 # their own spellings): a link to an in-page fragment whose whole content is one of the
-# marks generators use ("#", "¶", "§", "🔗", "⚓", raw or as a character reference), followed
-# at once by its end tag. Recognised by that shape rather than by class names, so a heading
+# marks generators use ("#", "¶", "§", "🔗", "⚓", Doxygen's "◆" before every member's
+# title, raw or as a character reference, maybe with no-break spaces), followed at once by
+# its end tag. Recognised by that shape rather than by class names, so a heading
 # wrapped in a self-link (``<a href="#x">Title</a>``) or a footnote reference ("1", "*")
 # never matches.
 _SYMBOL_LINK_TEXT = re.compile(
-    r"[ \t\n\r\f]*(?:[#¶§⚓]|\U0001F517|&(?:para|sect|num);|&#(?:182|167|35|x[bB]6|x[aA]7|x23);)"
-    r"[ \t\n\r\f]*</a[ \t\n\r\f]*>",
+    r"[ \t\n\r\f]*(?:[#¶§⚓◆]|\U0001F517|&(?:para|sect|num);"
+    r"|&#(?:182|167|35|9670|x[bB]6|x[aA]7|x23|x25[cC]6);)"
+    r"(?:[ \t\n\r\f\xa0]|&nbsp;|&#160;)*</a[ \t\n\r\f]*>",
     re.IGNORECASE,
 )
 

@@ -112,6 +112,12 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   to..."): no reader sees its text, so the whole source is excluded as ``redirect``,
   with the target in ``metadata["redirect"]`` and a diagnostic; the page gives no
   chunks;
+* on pages whose generator meta names Doxygen: its breadcrumb path (``div.navpath``),
+  its bar of links to the page's own sections (``div.summary``) and its footer
+  (``address.footer``); its hover tooltips (``div.ttc``), its fragments' line numbers
+  (``span.lineno``) and its "More..." links are ``ui_control``. Its code fragments
+  (``div.fragment``, a ``div.line`` per line) are ``code`` leaves, and the page title
+  (``div.title``) is a level-1 heading;
 * self-labels, anywhere: an ``<a>`` to an in-page ``#fragment`` naming the ``div``, ``p``
   or ``span`` that holds the link and nothing else (the Rust Reference's rule
   identifiers, ``<div id="r-abi"><a href="#r-abi">[abi]</a></div>``, before every
@@ -183,8 +189,10 @@ __all__ = ["HtmlNormalizer"]
 # v17: a table of contents by id or class (npm's, Hugo's, Docusaurus's) is boilerplate.
 # v18: select and datalist elements are ui_control, like buttons.
 # v19: div.contents is a table of contents on Texinfo's pages only (Doxygen's is content).
+# v20: Doxygen's fragments are code, its title a heading, its furniture excluded; a "◆"
+#      link to an in-page fragment is a permalink mark.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 19
+_VERSION = 20
 _MAX_RERUNS = 8
 
 
