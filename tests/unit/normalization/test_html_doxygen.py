@@ -12,6 +12,8 @@ from tests.unit.normalization._html_helpers import excluded, normalize, texts
 DOXYGEN = (
     '<html><head><meta name="generator" content="Doxygen 1.9.1"/>'
     "<title>JsonCpp: Json::Value Class Reference</title></head><body>\n"
+    '<div id="titlearea"><table><tr><td id="projectalign"><div id="projectname">yaml'
+    '&#160;<span id="projectnumber">0.2.5</span></div></td></tr></table></div>\n'
     '<div id="nav-path" class="navpath"><ul><li class="navelem">'
     '<a class="el" href="namespace_json.html">Json</a></li></ul></div>\n'
     '<div class="header"><div class="summary"><a href="#pub-types">Public Types</a> |\n'
@@ -60,6 +62,7 @@ def test_doxygen_title_is_a_heading_and_its_furniture_is_boilerplate() -> None:
     assert _headings(tree) == [(1, "Json::Value Class Reference"), (2, "Value()")]
     assert texts(tree)[:3] == ["Json::Value Class Reference", "Represents a JSON value.", "Value()"]
     chrome = [c.split(">", 1)[0] for c in excluded(tree, "boilerplate")]
+    assert '<div id="titlearea"' in chrome
     assert '<div id="nav-path" class="navpath"' in chrome
     assert '<div class="summary"' in chrome
     assert '<address class="footer"' in chrome

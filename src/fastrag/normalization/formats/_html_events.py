@@ -83,7 +83,8 @@ _RUSTDOC = re.compile(r'<meta name="generator" content="rustdoc">')
 _DOXYGEN = re.compile(r'<meta name="generator" content="Doxygen', re.IGNORECASE)
 _DOXYGEN_BLOCKS = frozenset({"div", "address", "a"})
 # Its page furniture: the breadcrumb path ("Json › Value"), the bar of links to the page's
-# own sections ("Classes | Public Types | …") and the footer ("Generated on … by doxygen").
+# own sections ("Classes | Public Types | …") and the footer ("Generated on … by doxygen");
+# and by id, ``div#titlearea``, the project's banner ("yaml 0.2.5") above every page.
 _DOXYGEN_CHROME = frozenset({"navpath", "summary", "footer"})
 _RUSTDOC_UI = {
     "span": frozenset({"rightside", "sub-heading"}),
@@ -437,7 +438,10 @@ class TreeBuilder(BlockTree, Tokenizer):
             return None
         if "title" in names:  # the page's title ("Json::Value Class Reference")
             return Category.HEADING
-        if self.boilerplate and not _DOXYGEN_CHROME.isdisjoint(names):
+        if self.boilerplate and (
+            not _DOXYGEN_CHROME.isdisjoint(names)
+            or attribute(self.attributes(), "id") == "titlearea"
+        ):
             self.suppress(tag, "boilerplate")
             return None
         return _CATEGORY[tag]

@@ -112,7 +112,8 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   to..."): no reader sees its text, so the whole source is excluded as ``redirect``,
   with the target in ``metadata["redirect"]`` and a diagnostic; the page gives no
   chunks;
-* on pages whose generator meta names Doxygen: its breadcrumb path (``div.navpath``),
+* on pages whose generator meta names Doxygen: its project banner (``div#titlearea``),
+  its breadcrumb path (``div.navpath``),
   its bar of links to the page's own sections (``div.summary``) and its footer
   (``address.footer``); its hover tooltips (``div.ttc``), its fragments' line numbers
   (``span.lineno``) and its "More..." links are ``ui_control``. Its code fragments
@@ -191,8 +192,9 @@ __all__ = ["HtmlNormalizer"]
 # v19: div.contents is a table of contents on Texinfo's pages only (Doxygen's is content).
 # v20: Doxygen's fragments are code, its title a heading, its furniture excluded; a "◆"
 #      link to an in-page fragment is a permalink mark.
+# v21: Doxygen's project banner (div#titlearea) is boilerplate.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 20
+_VERSION = 21
 _MAX_RERUNS = 8
 
 
