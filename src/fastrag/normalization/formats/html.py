@@ -116,9 +116,7 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   its breadcrumb path (``div.navpath``),
   its bar of links to the page's own sections (``div.summary``) and its footer
   (``address.footer``); its hover tooltips (``div.ttc``), its fragments' line numbers
-  (``span.lineno``) and its "More..." links are ``ui_control``. Its code fragments
-  (``div.fragment``, a ``div.line`` per line) are ``code`` leaves, and the page title
-  (``div.title``) is a level-1 heading;
+  (``span.lineno``) and its "More..." links are ``ui_control``;
 * self-labels, anywhere: an ``<a>`` to an in-page ``#fragment`` naming the ``div``, ``p``
   or ``span`` that holds the link and nothing else (the Rust Reference's rule
   identifiers, ``<div id="r-abi"><a href="#r-abi">[abi]</a></div>``, before every
@@ -130,6 +128,14 @@ banners …), and forms, which stay as text (their buttons excepted). If the mai
 lies inside chrome (a ``main`` inside a ``nav``), that chrome is kept. If removing
 boilerplate would leave no retained text besides headings, nothing is removed (the page
 is all chrome, so the chrome is its content).
+
+Two generators' layouts are read by their generator's mark, whatever
+``remove_boilerplate``: on Doxygen's pages, code fragments (``div.fragment``, a
+``div.line`` per line) are ``code`` leaves and the page title (``div.title``) a level-1
+heading; on javadoc's (its generator comment or tag), the lists that lay the page out
+(``ul.blockList``, ``ul.blockListLast``; ``ul.summary-list``, ``ul.details-list``,
+``ul.member-list``, ``ul.block-list``) are plain blocks, not lists, so the headings
+inside them open sections, one per member ("Method Detail › before").
 
 Malformed markup is read the way HTML recovers it, approximately: implied end tags (a new
 ``p``, ``li``, ``dt``/``dd``, ``tr``, ``td``), unclosed and misnested elements closed by
@@ -193,8 +199,9 @@ __all__ = ["HtmlNormalizer"]
 # v20: Doxygen's fragments are code, its title a heading, its furniture excluded; a "◆"
 #      link to an in-page fragment is a permalink mark.
 # v21: Doxygen's project banner (div#titlearea) is boilerplate.
+# v22: javadoc's layout lists are blocks, so each member's heading opens a section.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 21
+_VERSION = 22
 _MAX_RERUNS = 8
 
 
