@@ -471,6 +471,21 @@ def test_button_text_is_a_ui_control_everywhere(boilerplate: bool) -> None:
     ]
 
 
+def test_a_sites_menus_are_boilerplate_on_a_page_without_main() -> None:
+    # sqlite.org's pages open with two menus of the site's pages (cut down).
+    source = (
+        '<div class="menu mainmenu"><ul><li><a href="index.html">Home</a>'
+        '<li><a href="about.html">About</a><li><a href="docs.html">Documentation</a></ul>'
+        '</div><div class="menu submenu" id="submenu"><ul><li><a href="about.html">About'
+        "</a></ul></div><ul class=menu><li><a href=/>Blog</a></ul>"
+        "<h1>The ON CONFLICT Clause</h1><p>A clause.</p>"
+        "<ul class=list><li>A list that stays.</ul>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == ["The ON CONFLICT Clause", "A clause.", "- A list that stays."]
+    assert excluded(tree, "boilerplate") == [source[: source.index("<h1>")]]  # all three
+
+
 def test_a_menus_choices_are_a_ui_control() -> None:
     # sqlite.org's search box: "Search Documentation Search Changelog" opened every page.
     source = (

@@ -126,7 +126,10 @@ CHROME_ROLES: frozenset[str] = frozenset({"navigation", "banner", "contentinfo"}
 # ``table.nav``, ``div.toc``) and gtk-doc (``table.navigation``). Texinfo's older
 # ``div.header`` is left out on purpose: the class is too common on hand-written pages,
 # where it may hold the page's own title; the navigation line inside it is caught by its
-# links (``NAV_RELS``).
+# links (``NAV_RELS``). Hand-written sites mark their menus so too (sqlite.org's
+# ``div.menu.mainmenu`` and ``div.menu.submenu``, WordPress's ``ul.menu``, Bootstrap's
+# ``div.navbar``): a bar of links to the site's other pages above every page.
+_SITE_MENUS = frozenset({"menu", "mainmenu", "submenu", "menubar", "navbar", "topnav"})
 CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "div": frozenset(
@@ -134,8 +137,9 @@ CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
             # Texinfo's wrappers of its tables of contents with their headings (6.x, 7.x)
             | {"contents_element", "overview_element", "element-contents"}
             | {"element-shortcontents"}
+            | _SITE_MENUS
         ),
-        "ul": frozenset({"section-toc", "mini-toc"}),
+        "ul": frozenset({"section-toc", "mini-toc"} | _SITE_MENUS),
         "table": frozenset({"menu", "nav", "navigation"}),
     }
 )

@@ -89,8 +89,10 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   ``div.contents`` and ``div.shortcontents`` on pages whose generator meta names
   makeinfo or texi2any, as Doxygen's ``div.contents`` is the whole page; DocBook
   ``div.navheader``, ``div.navfooter``, ``table.nav``, ``div.toc``; gtk-doc
-  ``table.navigation``), tables with ``summary="Navigation header"`` or ``"Navigation
-  footer"``, and navigation lines: paragraphs whose every link has
+  ``table.navigation``; a site's menus, ``div`` or ``ul`` with class ``menu``,
+  ``mainmenu``, ``submenu``, ``menubar``, ``navbar`` or ``topnav``), tables with
+  ``summary="Navigation header"`` or ``"Navigation footer"``, and navigation lines:
+  paragraphs whose every link has
   ``rel`` ``next``, ``prev``, ``previous``, ``up``, ``index``, ``contents``, ``start`` or
   ``home``, or an ``accesskey``, with at most two other words per link ("Next: Types,
   Up: Using libffi [Index]"), and later paragraphs with the same text as one (Texinfo's
@@ -200,8 +202,9 @@ __all__ = ["HtmlNormalizer"]
 #      link to an in-page fragment is a permalink mark.
 # v21: Doxygen's project banner (div#titlearea) is boilerplate.
 # v22: javadoc's layout lists are blocks, so each member's heading opens a section.
+# v23: a site's menus (div or ul .menu, .navbar …) are navigation on pages without main.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 22
+_VERSION = 23
 _MAX_RERUNS = 8
 
 
