@@ -18,8 +18,9 @@ DOXYGEN = (
     '<a class="el" href="namespace_json.html">Json</a></li></ul></div>\n'
     '<div class="header"><div class="summary"><a href="#pub-types">Public Types</a> |\n'
     '<a href="#pub-methods">Public Member Functions</a></div>\n'
-    '<div class="headertitle"><div class="title">Json::Value Class Reference</div></div>'
-    "</div>\n"
+    '<div class="headertitle"><div class="title">Json::Value Class Reference'
+    '<div class="ingroups"><a class="el" href="group__value.html">Value</a></div></div>'
+    "</div></div>\n"
     '<div class="contents"><p>Represents a JSON value. <a href="#details">More...</a></p>\n'
     '<h2 class="memtitle"><span class="permalink"><a href="#a0cf">&#9670;&nbsp;</a></span>'
     "Value()</h2>\n"
@@ -65,6 +66,7 @@ def test_doxygen_title_is_a_heading_and_its_furniture_is_boilerplate() -> None:
     assert '<div id="titlearea"' in chrome
     assert '<div id="nav-path" class="navpath"' in chrome
     assert '<div class="summary"' in chrome
+    assert '<div class="ingroups"' in chrome  # not part of the title
     assert '<address class="footer"' in chrome
     assert any(c.startswith('<a href="#a0cf"') for c in chrome)  # the "◆" permalink
 

@@ -95,9 +95,10 @@ _JAVADOC_LAYOUT_LISTS = frozenset(
     {"blocklist", "blocklistlast", "summary-list", "details-list", "member-list", "block-list"}
 )
 # Its page furniture: the breadcrumb path ("Json › Value"), the bar of links to the page's
-# own sections ("Classes | Public Types | …") and the footer ("Generated on … by doxygen");
+# own sections ("Classes | Public Types | …"), the links to the groups a page belongs to
+# (``div.ingroups``, inside its title) and the footer ("Generated on … by doxygen");
 # and by id, ``div#titlearea``, the project's banner ("yaml 0.2.5") above every page.
-_DOXYGEN_CHROME = frozenset({"navpath", "summary", "footer"})
+_DOXYGEN_CHROME = frozenset({"navpath", "summary", "footer", "ingroups"})
 _RUSTDOC_UI = {
     "span": frozenset({"rightside", "sub-heading"}),
     "a": frozenset({"rightside"}),

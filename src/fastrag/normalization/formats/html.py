@@ -115,7 +115,8 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   with the target in ``metadata["redirect"]`` and a diagnostic; the page gives no
   chunks;
 * on pages whose generator meta names Doxygen: its project banner (``div#titlearea``),
-  its breadcrumb path (``div.navpath``),
+  its breadcrumb path (``div.navpath``), its links to the page's groups
+  (``div.ingroups``),
   its bar of links to the page's own sections (``div.summary``) and its footer
   (``address.footer``); its hover tooltips (``div.ttc``), its fragments' line numbers
   (``span.lineno``) and its "More..." links are ``ui_control``;
@@ -203,8 +204,9 @@ __all__ = ["HtmlNormalizer"]
 # v21: Doxygen's project banner (div#titlearea) is boilerplate.
 # v22: javadoc's layout lists are blocks, so each member's heading opens a section.
 # v23: a site's menus (div or ul .menu, .navbar …) are navigation on pages without main.
+# v24: Doxygen's group links inside a page's title (div.ingroups) are boilerplate.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 23
+_VERSION = 24
 _MAX_RERUNS = 8
 
 
