@@ -76,3 +76,32 @@ def test_the_same_classes_without_doxygens_generator_tag_are_plain_divs() -> Non
     assert not [n for n in tree.nodes if n.kind == "code"]
     assert "Json::Value Class Reference" in texts(tree)
     assert _headings(tree) == [(2, "Value()")]
+
+
+MEMBERS = (
+    '<html><head><meta name="generator" content="Doxygen 1.9.1"/></head><body>'
+    '<div class="headertitle"><div class="title">yaml.h File Reference</div></div>'
+    '<div class="contents"><table class="memberdecls">\n<tr class="heading"><td colspan="2">'
+    '<h2 class="groupheader"><a name="nested-classes"></a>Data Structures</h2></td></tr>\n'
+    '<tr class="memitem:"><td class="memItemLeft" align="right" valign="top">struct &#160;'
+    '</td><td class="memItemRight" valign="bottom"><a class="el" href="s.html">'
+    "yaml_version_directive_s</a></td></tr>\n"
+    '<tr class="memdesc:"><td class="mdescLeft">&#160;</td><td class="mdescRight">The '
+    'version directive data. <a href="s.html#details">More...</a><br /></td></tr>\n'
+    '<tr class="separator:"><td class="memSeparator" colspan="2">&#160;</td></tr>\n'
+    "</table><p>After.</p></div></body></html>"
+)
+
+
+def test_doxygen_member_rows_read_as_lines_under_their_group_heading() -> None:
+    tree = normalize(MEMBERS)
+    assert _headings(tree) == [(1, "yaml.h File Reference"), (2, "Data Structures")]
+    assert [n.text for n in tree.nodes if n.kind == "paragraph"] == [
+        "struct \xa0yaml_version_directive_s",
+        "\xa0The version directive data.",
+        "After.",
+    ]
+    assert not [n for n in tree.nodes if n.kind in ("table", "table_row")]
+    row = next(n for n in tree.nodes if n.text.startswith("struct"))
+    assert row.parent_id is not None
+    assert tree.node(row.parent_id).text == "Data Structures"  # the row's section

@@ -81,7 +81,12 @@ _RUSTDOC = re.compile(r'<meta name="generator" content="rustdoc">')
 # the hover tooltips of its links ("Json::ValueRepresents a JSON value.Definition: …").
 # The page's title is a ``div.title``, no heading element: read as a level-1 heading.
 _DOXYGEN = re.compile(r'<meta name="generator" content="Doxygen', re.IGNORECASE)
-_DOXYGEN_BLOCKS = frozenset({"div", "address", "a"})
+_DOXYGEN_BLOCKS = frozenset({"div", "address", "a", "table", "tbody", "tr", "td"})
+# Its member lists (``table.memberdecls``) lay each declaration out as a row of two cells,
+# "using" | "Members = std::vector< String >", with the group headings in rows of their own:
+# read as a table they were one paragraph per cell. Each row is read as one paragraph and
+# the headings open sections ("Public Types").
+_DOXYGEN_ROW_TAGS = frozenset({"tbody", "tr", "td"})
 # javadoc (Java API manuals): its generator comment (and tag, from JDK 17). It lays the
 # page out as lists: every summary and detail section, and every member's documentation,
 # is an item of a ``ul.blockList`` (``summary-list``, ``details-list``, ``member-list``,
@@ -137,6 +142,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.outside_main_is_chrome = boilerplate and has_main
         self.rustdoc = boilerplate and _RUSTDOC.search(content, 0, 4096) is not None
         self.doxygen = _DOXYGEN.search(content, 0, 4096) is not None
+        self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.javadoc = _JAVADOC.search(content, 0, 4096) is not None
         self.texinfo = boilerplate and TEXINFO_GENERATOR.search(content, 0, 4096) is not None
         self.main_text = False
@@ -444,6 +450,18 @@ class TreeBuilder(BlockTree, Tokenizer):
     def _doxygen_block(self, tag: str) -> int | None:
         """How a Doxygen ``div``, ``address`` or ``a`` reads: its category, or None once
         it has been handled here (suppressed, or a fragment's line)."""
+        if tag in _DOXYGEN_ROW_TAGS and self._in_member_table():
+            if tag == "tr" and "heading" not in (attribute(self.attributes(), "class") or ""):
+                return Category.PARA  # one declaration: its cells read as one line
+            self._push_inline(tag)
+            return None
+        if tag == "table":
+            if "memberdecls" in (attribute(self.attributes(), "class") or "").split():
+                self.boundary()
+                self.member_tables.append(len(self.tags))
+                self.push(tag, BOUNDARY)
+                return None
+            return _CATEGORY[tag]
         if tag == "a":  # a brief description's "More..." link to the details: a control
             if self.content.startswith("More...</a>", self.tag_end):
                 self.suppress(tag, "ui_control")
@@ -468,6 +486,13 @@ class TreeBuilder(BlockTree, Tokenizer):
             self.suppress(tag, "boilerplate")
             return None
         return _CATEGORY[tag]
+
+    def _in_member_table(self) -> bool:
+        """Whether the innermost open table is one of Doxygen's member tables."""
+        tables, positions = self.member_tables, self.open.get("table")
+        while tables and (not positions or tables[-1] > positions[-1]):
+            tables.pop()  # closed since
+        return bool(tables) and positions is not None and tables[-1] == positions[-1]
 
     def _push_inline(self, tag: str) -> None:
         """Open an element that makes no block: only its end tag is to be matched."""

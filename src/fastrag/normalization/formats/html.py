@@ -133,12 +133,13 @@ boilerplate would leave no retained text besides headings, nothing is removed (t
 is all chrome, so the chrome is its content).
 
 Two generators' layouts are read by their generator's mark, whatever
-``remove_boilerplate``: on Doxygen's pages, code fragments (``div.fragment``, a
-``div.line`` per line) are ``code`` leaves and the page title (``div.title``) a level-1
-heading; on javadoc's (its generator comment or tag), the lists that lay the page out
-(``ul.blockList``, ``ul.blockListLast``; ``ul.summary-list``, ``ul.details-list``,
-``ul.member-list``, ``ul.block-list``) are plain blocks, not lists, so the headings
-inside them open sections, one per member ("Method Detail › before").
+``remove_boilerplate``. On Doxygen's pages, code fragments (``div.fragment``, a
+``div.line`` per line) are ``code`` leaves, the page title (``div.title``) is a level-1
+heading, and each row of its member lists (``table.memberdecls``) is one paragraph, their
+group headings opening sections. On javadoc's (its generator comment or tag), the lists
+that lay the page out (``ul.blockList``, ``ul.blockListLast``; ``ul.summary-list``,
+``ul.details-list``, ``ul.member-list``, ``ul.block-list``) are plain blocks, not lists,
+so the headings inside them open sections, one per member ("Method Detail › before").
 
 Malformed markup is read the way HTML recovers it, approximately: implied end tags (a new
 ``p``, ``li``, ``dt``/``dd``, ``tr``, ``td``), unclosed and misnested elements closed by
@@ -205,8 +206,9 @@ __all__ = ["HtmlNormalizer"]
 # v22: javadoc's layout lists are blocks, so each member's heading opens a section.
 # v23: a site's menus (div or ul .menu, .navbar …) are navigation on pages without main.
 # v24: Doxygen's group links inside a page's title (div.ingroups) are boilerplate.
+# v25: Doxygen's member tables: a paragraph per row, group headings open sections.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 24
+_VERSION = 25
 _MAX_RERUNS = 8
 
 
