@@ -2,7 +2,8 @@
 
 The tokenizer (``_html_tokens``) reads markup exactly as the standard library's
 ``html.parser`` of CPython 3.11.7 does, at a fraction of its cost, and reports exact
-source offsets; the tree builder (``_html_events``) turns its tokens into the tree.
+source offsets; the tree builder (``_html_events``) turns its tokens into the tree,
+reading Doxygen's and javadoc's layouts by ``_html_generators``.
 
 ``Document.content`` stays the original HTML. Nodes carry a readable, Markdown-like
 serialization as ``text`` and a ``serialization`` map from display offsets to source
