@@ -471,6 +471,30 @@ def test_button_text_is_a_ui_control_everywhere(boilerplate: bool) -> None:
     ]
 
 
+GENINDEX = (
+    '<html><body><div class="body" role="main"><h1 id="index-A">Index &#8211; A</h1>'
+    '<div class="genindex-jumpbox"><a href="genindex-A.html"><strong>A</strong></a> | '
+    '<a href="genindex-B.html"><strong>B</strong></a></div>'
+    '<table style="width: 100%" class="indextable genindextable"><tr><td><ul>'
+    '<li><a href="library/re.html#re.A">A (in module re)</a></li>'
+    '<li><a href="library/binascii.html#binascii.a2b_base64">a2b_base64() (in module '
+    "binascii)</a></li></ul></td></tr></table>{after}</div></body></html>"
+)
+
+
+def test_sphinx_index_pages_give_no_content_even_when_nothing_else_is_left() -> None:
+    # Python's 27 genindex pages gave 623 chunks of "a2b_hex() (in module binascii)".
+    tree = normalize(GENINDEX.format(after=""))
+    assert texts(tree) == ["Index – A"]
+    assert "generated index page: its index is navigation" in tree.diagnostics
+    (index,) = excluded(tree, "boilerplate")  # the letter bar and the table, one run
+    assert index.startswith('<div class="genindex-jumpbox">') and index.endswith("</table>")
+    # Beside other content, the index goes the same way and the content stays.
+    tree = normalize(GENINDEX.format(after="<p>See also the module index.</p>"))
+    assert texts(tree) == ["Index – A", "See also the module index."]
+    assert not tree.diagnostics
+
+
 def test_a_sites_menus_are_boilerplate_on_a_page_without_main() -> None:
     # sqlite.org's pages open with two menus of the site's pages (cut down).
     source = (

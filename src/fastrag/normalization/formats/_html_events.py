@@ -51,6 +51,7 @@ from fastrag.normalization.formats._html_tags import (
     Category,
     attribute,
     chrome_verdict,
+    is_generated_index,
     is_self_label,
     is_site_navigation,
     is_symbol_permalink,
@@ -76,6 +77,7 @@ _WORD = re.compile(r"\w+")
 _NAV_WORDS_PER_LINK = 2
 # Elements generators wrap site navigation in (see ``is_site_navigation``).
 _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
+_INDEX_TAGS = frozenset({"div", "table"})
 # rustdoc (every crate's documentation on docs.rs): its generator tag, and the classes of
 # its interface text — ``span.rightside`` ("1.0.0 · Source", beside every item: 233
 # times in Vec's page), ``a.src.rightside`` (a bare "Source" beside each trait
@@ -126,6 +128,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.main_text = False
         self.conflicts: set[int] = set()
         self.removed_boilerplate = False
+        self.removed_index = False  # a generated index left out (see is_generated_index)
         self.title_parts: list[str] = []
         self.title_done = False
         self.outside_headings: list[Block] = []  # top-level headings outside main content
@@ -396,6 +399,10 @@ class TreeBuilder(BlockTree, Tokenizer):
                 ):
                     self.suppress(tag, "boilerplate")
                     return
+            if attrs and tag in _INDEX_TAGS and is_generated_index(tag, attrs):
+                self.removed_index = True
+                self.suppress(tag, "boilerplate")
+                return
             if tag in _SITE_NAVIGATION_TAGS and attrs and is_site_navigation(tag, attrs):
                 self.suppress(tag, "boilerplate")  # "std :: vec", "Docs » Guide »": inside main too
                 return

@@ -304,6 +304,21 @@ def immediate_redirect(content: str) -> str | None:
     return None
 
 
+# Sphinx's generated indexes: the general index (``table.indextable``, with
+# ``genindextable`` in newer versions: every term and the pages it appears on) and the
+# module index (``table.indextable.modindextable``), and their letter bars.
+_INDEX_CLASSES = frozenset({"indextable", "genindex-jumpbox", "modindex-jumpbox"})
+
+
+def is_generated_index(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether a ``table`` or ``div`` is a generated index or its letter bar (Sphinx's):
+    navigation, left out as the PDF parser leaves out a back-of-book index."""
+    css = attribute(attrs, "class")
+    if not css or tag not in ("table", "div"):
+        return False
+    return not _INDEX_CLASSES.isdisjoint(css.split())
+
+
 def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
     """Whether an element is navigation wherever it stands, inside a main region too:
 
