@@ -486,13 +486,32 @@ def test_sphinx_index_pages_give_no_content_even_when_nothing_else_is_left() -> 
     # Python's 27 genindex pages gave 623 chunks of "a2b_hex() (in module binascii)".
     tree = normalize(GENINDEX.format(after=""))
     assert texts(tree) == ["Index – A"]
-    assert "generated index page: its index is navigation" in tree.diagnostics
+    assert tree.diagnostics == (
+        "generated navigation page (an index or a table of contents): no content",
+    )
     (index,) = excluded(tree, "boilerplate")  # the letter bar and the table, one run
     assert index.startswith('<div class="genindex-jumpbox">') and index.endswith("</table>")
     # Beside other content, the index goes the same way and the content stays.
     tree = normalize(GENINDEX.format(after="<p>See also the module index.</p>"))
     assert texts(tree) == ["Index – A", "See also the module index."]
     assert not tree.diagnostics
+
+
+def test_sphinx_toctrees_are_navigation_the_text_around_them_stays() -> None:
+    # Python's library/index.html: an introduction, then the titles of 290 pages.
+    source = (
+        '<html><body><div class="body" role="main"><section id="the-python-standard-library">'
+        "<h1>The Python Standard Library</h1><p>This library reference manual describes the "
+        'standard library.</p><div class="toctree-wrapper compound"><ul>'
+        '<li class="toctree-l1"><a class="reference internal" href="intro.html">'
+        "Introduction</a></li></ul></div></section></div></body></html>"
+    )
+    tree = normalize(source)
+    assert texts(tree) == [
+        "The Python Standard Library",
+        "This library reference manual describes the standard library.",
+    ]
+    assert excluded(tree, "boilerplate")[0].startswith('<div class="toctree-wrapper')
 
 
 def test_a_sites_menus_are_boilerplate_on_a_page_without_main() -> None:

@@ -304,15 +304,19 @@ def immediate_redirect(content: str) -> str | None:
     return None
 
 
-# Sphinx's generated indexes: the general index (``table.indextable``, with
-# ``genindextable`` in newer versions: every term and the pages it appears on) and the
-# module index (``table.indextable.modindextable``), and their letter bars.
-_INDEX_CLASSES = frozenset({"indextable", "genindex-jumpbox", "modindex-jumpbox"})
+# Sphinx's generated navigation: the general index (``table.indextable``, with
+# ``genindextable`` in newer versions: every term and the pages it appears on), the module
+# index (``table.indextable.modindextable``), their letter bars, and the tables of
+# contents ``.. toctree::`` writes (``div.toctree-wrapper``: the titles of other pages).
+_INDEX_CLASSES = frozenset(
+    {"indextable", "genindex-jumpbox", "modindex-jumpbox", "toctree-wrapper"}
+)
 
 
 def is_generated_index(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether a ``table`` or ``div`` is a generated index or its letter bar (Sphinx's):
-    navigation, left out as the PDF parser leaves out a back-of-book index."""
+    """Whether a ``table`` or ``div`` is Sphinx's generated navigation (an index, its
+    letter bar, a toctree): left out as the PDF parser leaves out a back-of-book index and
+    a table of contents."""
     css = attribute(attrs, "class")
     if not css or tag not in ("table", "div"):
         return False

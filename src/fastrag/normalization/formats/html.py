@@ -110,10 +110,11 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   ``div.contents.topic``) and other generators' tables of contents by id (``toc``,
   ``table-of-contents``, ``TableOfContents``, ``markdown-toc``, ``page-toc``, in any
   case, with ``_`` for ``-``) or class (the same but ``toc``), with their headings;
-* generated indexes, anywhere: Sphinx's general and module indexes (``table.indextable``)
-  and their letter bars (``div.genindex-jumpbox``, ``div.modindex-jumpbox``). An index
-  page left with nothing else keeps no content (a diagnostic says so) instead of falling
-  back to its whole text as the rule below does;
+* generated navigation, anywhere: Sphinx's general and module indexes
+  (``table.indextable``), their letter bars (``div.genindex-jumpbox``,
+  ``div.modindex-jumpbox``) and its toctrees (``div.toctree-wrapper``, the titles of
+  other pages). A page left with nothing else keeps no content (a diagnostic says so)
+  instead of falling back to its whole text as the rule below does;
 * a page that redirects within a second (``<meta http-equiv="refresh" content="0;
   URL=...">``, the stubs documentation generators leave at moved pages: "Redirecting
   to..."): no reader sees its text, so the whole source is excluded as ``redirect``,
@@ -212,9 +213,10 @@ __all__ = ["HtmlNormalizer"]
 # v23: a site's menus (div or ul .menu, .navbar …) are navigation on pages without main.
 # v24: Doxygen's group links inside a page's title (div.ingroups) are boilerplate.
 # v25: Doxygen's member tables: a paragraph per row, group headings open sections.
-# v26: Sphinx's generated indexes are boilerplate, and an index page keeps no content.
+# v26: Sphinx's generated indexes are boilerplate; an index page keeps nothing.
+# v27: and so are its toctrees.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 26
+_VERSION = 27
 _MAX_RERUNS = 8
 
 
@@ -291,9 +293,11 @@ class HtmlNormalizer:
             builder = self._remove_chrome(content, False)
         if builder.removed_boilerplate and not _retains_text(builder):
             if builder.removed_index:
-                # An index page (Sphinx's genindex-A.html): navigation by design, so it
-                # has no content of its own to fall back to.
-                builder.diagnostics.append("generated index page: its index is navigation")
+                # An index or contents page (Sphinx's genindex-A.html, contents.html):
+                # navigation by design, so it has no content of its own to fall back to.
+                builder.diagnostics.append(
+                    "generated navigation page (an index or a table of contents): no content"
+                )
                 return build_document(document, builder)
             everything = self._run(content, False, has_main, frozenset())
             if _retains_text(everything):
