@@ -15,7 +15,9 @@ plain text). The rules, in order:
 4. NUL bytes without a UTF-16 byte-order mark, or a text decoding that is mostly
    replacement and control characters → binary, unsupported.
 5. Otherwise the extension: Markdown, reStructuredText, text (also no extension), HTML.
-   A ``.pdf``/``.docx``/... whose bytes carry no matching signature is not that format.
+   A ``.rst.txt`` or ``.md.txt`` (the copies of its sources Sphinx publishes beside the
+   HTML, ``_sources/json.rst.txt``) is reStructuredText or Markdown. A
+   ``.pdf``/``.docx``/... whose bytes carry no matching signature is not that format.
 
 Only text content reaches step 5, so an extension can never route binary bytes to a text
 parser; PDF and Office files are recognised here even before a parser for them exists.
@@ -89,6 +91,9 @@ _EXTENSIONS: Mapping[str, SourceType] = MappingProxyType(
         ".xhtml": SourceType.HTML,
     }
 )
+_SOURCE_COPIES: Mapping[str, SourceType] = MappingProxyType(
+    {".rst": SourceType.RST, ".md": SourceType.MARKDOWN}
+)
 _SIGNATURE_EXTENSIONS: Mapping[str, str] = MappingProxyType(
     {".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx"}
 )
@@ -152,6 +157,11 @@ def sniff(head: bytes, name: str, *, path: Path | None = None) -> Sniffed:
             "HTML; rename it to its real type or pass a --format override",
         )
     detected = _EXTENSIONS.get(extension)
+    if extension == ".txt":
+        # Sphinx copies each page's source beside the HTML as ``_sources/json.rst.txt``
+        # (and MyST's as ``.md.txt``): the format is the inner extension's.
+        inner = _SOURCE_COPIES.get(PurePosixPath(PurePosixPath(name).stem).suffix.lower())
+        detected = inner or detected
     if detected is None:
         return Sniffed(
             None,

@@ -24,6 +24,10 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not
         ("guide.rest", b"Title\n=====\n", "rst", "extension"),
         ("README", b"plain", "text", "extension"),
         ("a.txt", b"", "text", "extension"),
+        # Sphinx's copies of its sources (``_sources/library/json.rst.txt``, MyST's .md.txt)
+        ("json.rst.txt", b"Title\n=====\n", "rst", "extension"),
+        ("install.md.txt", b"# Install\n", "markdown", "extension"),
+        ("notes.v2.txt", b"plain", "text", "extension"),
         ("page.htm", b"<p>fragment</p>", "html", "extension"),
         ("report.pdf", b"<!DOCTYPE html><html><body>404</body></html>", "html", "content"),
         ("report.pdf", b"  \n<!-- saved -->\n<HTML lang=en>", "html", "content"),
