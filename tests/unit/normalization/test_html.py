@@ -7,7 +7,7 @@ import pytest
 from fastrag.models import Document
 from fastrag.normalization import NormalizedDocument, NormalizedNode, NormalizerRegistry
 from fastrag.normalization.formats.html import HtmlNormalizer
-from tests.unit.normalization._html_helpers import excluded, normalize
+from tests.unit.normalization._html_helpers import excluded, normalize, texts
 
 
 def leaves(tree: NormalizedDocument) -> list[tuple[str, str]]:
@@ -169,11 +169,33 @@ def test_leaves_showing_only_spaces_leave_the_tree() -> None:
 
 
 def test_title_is_metadata_and_front_matter() -> None:
-    tree = normalize("<html><head><title> A &amp;\n B </title></head><body><p>x</p></body></html>")
+    tree = normalize(
+        "<html><head><title> A &amp;\n B </title></head><body><h1>A</h1><p>x</p></body></html>"
+    )
     assert tree.root.text == "A & B"
     assert dict(tree.metadata) == {"title": "A & B"}
     (front,) = [e for e in tree.exclusions if e.reason == "front_matter"]
     assert tree.content[front.span.start : front.span.end] == " A &amp;\n B "
+
+
+def test_the_title_of_a_page_without_headings_heads_it() -> None:
+    # sqlite.org's pages set their title in a styled div, no heading element: every chunk
+    # had an empty heading path. The <title> is then a level-1 heading over the page.
+    source = (
+        "<html><head><title>The ON CONFLICT &amp; Clause</title></head><body>"
+        '<div class="fancy_title">The ON CONFLICT Clause</div><p>A clause.</p></body></html>'
+    )
+    tree = normalize(source)
+    assert [(n.kind, n.text) for n in tree.nodes if n.kind in ("section", "heading")] == [
+        ("section", "The ON CONFLICT & Clause"),
+        ("heading", "The ON CONFLICT & Clause"),
+    ]
+    assert dict(tree.metadata) == {"title": "The ON CONFLICT & Clause"}
+    assert not [e for e in tree.exclusions if e.reason == "front_matter"]
+    assert texts(tree) == ["The ON CONFLICT & Clause", "The ON CONFLICT Clause", "A clause."]
+    # A heading anywhere, even one the page hides as chrome, leaves the title metadata.
+    hidden = source.replace("<body>", "<body><nav><h2>Menu</h2></nav>")
+    assert [e.reason for e in normalize(hidden).exclusions].count("front_matter") == 1
 
 
 def test_text_before_the_html_element_leaves_the_title_and_the_markup_alone() -> None:
@@ -466,7 +488,7 @@ def test_registry_selects_the_html_adapter() -> None:
 
 
 def test_identity_names_the_parser_and_changes_with_options() -> None:
-    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v27"
+    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v28"
     assert HtmlNormalizer().identity == HtmlNormalizer.identity
     assert HtmlNormalizer(max_characters=10).identity == HtmlNormalizer.identity
     changed = {

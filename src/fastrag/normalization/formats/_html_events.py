@@ -78,6 +78,7 @@ _NAV_WORDS_PER_LINK = 2
 # Elements generators wrap site navigation in (see ``is_site_navigation``).
 _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
 _INDEX_TAGS = frozenset({"div", "table"})
+_HEADING_TAG = re.compile(r"<[hH][1-6][\s/>]")
 # rustdoc (every crate's documentation on docs.rs): its generator tag, and the classes of
 # its interface text — ``span.rightside`` ("1.0.0 · Source", beside every item: 233
 # times in Vec's page), ``a.src.rightside`` (a bare "Source" beside each trait
@@ -124,6 +125,8 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.doxygen = is_doxygen(content)
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.javadoc = is_javadoc(content)
+        # No heading element anywhere: the <title> heads the page (see _start_title).
+        self.headless = not self.doxygen and _HEADING_TAG.search(content) is None
         self.texinfo = boilerplate and TEXINFO_GENERATOR.search(content, 0, 4096) is not None
         self.main_text = False
         self.conflicts: set[int] = set()

@@ -116,7 +116,8 @@ def _start_paragraph(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 
 def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.end_layout_table()
-    level = int(tag[1]) if tag[0] == "h" else 1  # h1-h6, or a page's title div (Doxygen's)
+    # h1-h6; or level 1: a page's title div (Doxygen's), the <title> of a headless page
+    level = int(tag[1]) if tag[0] == "h" and len(tag) == 2 else 1
     # Ends an implicit paragraph (text directly in a div or section before the heading),
     # so that text does not make the heading a leaf of it.
     tb.boundary()
@@ -343,7 +344,15 @@ def _start_title(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.title_done = True  # only the first <title> is the document's (and searched once)
     # Even inside text: HTML reads a <title> in the body as the title too, and text before
     # <html> opens the body (man2html's CGI output starts "Content-type: text/html").
-    if first and not tb.open.get("svg") and _TITLE_END.search(tb.content, tb.pos) is not None:
+    end = _TITLE_END.search(tb.content, tb.pos) if first and not tb.open.get("svg") else None
+    if end is not None and tb.headless:
+        # A page without a single heading element (sqlite.org's hand-written pages set
+        # their title in a styled div): its title heads it, so that its chunks have a
+        # heading path. Still the document's title too.
+        tb.title_parts.append(tb.content[tb.tag_end : end.start()])
+        _start_heading(tb, tag, attrs)  # level 1, closed by </title>
+        return
+    if end is not None:
         tb.data_mode = TITLE_TEXT
         tb.push(tag, TITLE)
         return

@@ -61,7 +61,9 @@ choices: sqlite.org's "Search Documentation / Search Changelog", a version picke
 ``ui_control``, and so, on pages rustdoc generated,
 its interface text (``span.rightside``, ``span.sub-heading``: "1.0.0 · Source";
 ``a.rightside``: "Source"; ``summary.hideme``: "Expand description"); ``<title>`` text is
-``front_matter`` (kept as metadata).
+``front_matter`` (kept as metadata) — except on a page without a single heading element
+(``h1``–``h6``, anywhere in its source), where the title is a level-1 heading over the
+page (still its metadata title), so that its chunks have a heading path.
 
 Boilerplate (``remove_boilerplate=True``, the default) — excluded as ``boilerplate``,
 only outside the main content (``<main>``, ``<article>`` or an element with
@@ -215,8 +217,9 @@ __all__ = ["HtmlNormalizer"]
 # v25: Doxygen's member tables: a paragraph per row, group headings open sections.
 # v26: Sphinx's generated indexes are boilerplate; an index page keeps nothing.
 # v27: and so are its toctrees.
+# v28: the <title> of a page without heading elements is a level-1 heading over it.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 27
+_VERSION = 28
 _MAX_RERUNS = 8
 
 
