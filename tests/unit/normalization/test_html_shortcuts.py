@@ -10,6 +10,7 @@ from hypothesis import given
 
 from fastrag.models import Document
 from fastrag.normalization.formats._html_events import TreeBuilder
+from fastrag.normalization.formats._html_generators import read_page
 from fastrag.normalization.formats._html_tags import marks_main
 from fastrag.normalization.formats._html_tokens import Tokenizer
 from fastrag.normalization.formats.html import HtmlNormalizer
@@ -61,8 +62,10 @@ def test_the_shortcut_is_taken_and_keeps_chrome_checks() -> None:
             super().handle_starttag(tag, has_attributes)
 
     content = '<main><p><em>a</em> <span class="n">b</span></p></main><span hidden>c</span>'
+    page = read_page(content)
+    assert page.has_main
     builder = Counting(
-        content, HtmlNormalizer()._limits, boilerplate=True, has_main=True, protected=frozenset()
+        content, HtmlNormalizer()._limits, boilerplate=True, page=page, protected=frozenset()
     )
     builder.run()
     # em and span inside main are skipped as elements; main, p and the span that may be

@@ -35,10 +35,9 @@ from fastrag.normalization.formats._html_frames import (
 )
 from fastrag.normalization.formats._html_generators import (
     DOXYGEN_BLOCKS,
+    Page,
     doxygen_block,
     doxygen_line_number,
-    is_doxygen,
-    is_javadoc,
     javadoc_layout_list,
 )
 from fastrag.normalization.formats._html_start import START, void_element
@@ -46,7 +45,6 @@ from fastrag.normalization.formats._html_tags import (
     CATEGORY,
     OPTIONAL_END,
     PERMALINK_CLASSES,
-    TEXINFO_GENERATOR,
     WS,
     Category,
     attribute,
@@ -78,13 +76,11 @@ _NAV_WORDS_PER_LINK = 2
 # Elements generators wrap site navigation in (see ``is_site_navigation``).
 _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
 _INDEX_TAGS = frozenset({"div", "table"})
-_HEADING_TAG = re.compile(r"<[hH][1-6][\s/>]")
 # rustdoc (every crate's documentation on docs.rs): its generator tag, and the classes of
 # its interface text — ``span.rightside`` ("1.0.0 · Source", beside every item: 233
 # times in Vec's page), ``a.src.rightside`` (a bare "Source" beside each trait
 # implementation), ``span.sub-heading`` (the same under the page's title, since rustdoc
 # 1.8x) and the ``summary.hideme`` toggle ("Expand description").
-_RUSTDOC = re.compile(r'<meta name="generator" content="rustdoc">')
 _RUSTDOC_UI = {
     "span": frozenset({"rightside", "sub-heading"}),
     "a": frozenset({"rightside"}),
@@ -105,13 +101,13 @@ class TreeBuilder(BlockTree, Tokenizer):
         limits: Limits,
         *,
         boilerplate: bool,
-        has_main: bool,
+        page: Page,
         protected: frozenset[int],
     ) -> None:
         BlockTree.__init__(self, limits)
         Tokenizer.__init__(self, content)
         self.boilerplate = boilerplate
-        self.has_main = has_main
+        self.has_main = has_main = page.has_main
         self.protected = protected
         self.data_mode = DATA_TEXT  # what text is now: shown, the title, or excluded (0)
         # Flat triples start, end, owner (a Block, or an exclusion reason): no list per claim.
@@ -121,13 +117,12 @@ class TreeBuilder(BlockTree, Tokenizer):
         # With a marked main region, text outside every one of them is chrome (headings
         # excepted); main_text records that the regions held text, so the rule applies.
         self.outside_main_is_chrome = boilerplate and has_main
-        self.rustdoc = boilerplate and _RUSTDOC.search(content, 0, 4096) is not None
-        self.doxygen = is_doxygen(content)
+        self.rustdoc = boilerplate and page.rustdoc
+        self.texinfo = boilerplate and page.texinfo
+        self.doxygen = page.doxygen
+        self.javadoc = page.javadoc
+        self.headless = page.headless
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
-        self.javadoc = is_javadoc(content)
-        # No heading element anywhere: the <title> heads the page (see _start_title).
-        self.headless = not self.doxygen and _HEADING_TAG.search(content) is None
-        self.texinfo = boilerplate and TEXINFO_GENERATOR.search(content, 0, 4096) is not None
         self.main_text = False
         self.conflicts: set[int] = set()
         self.removed_boilerplate = False

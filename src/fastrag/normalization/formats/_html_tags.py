@@ -148,7 +148,6 @@ CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
 # "Table of Contents" heading), on pages makeinfo or texi2any generated only: Doxygen
 # puts every page's whole content in a ``div.contents``.
 TEXINFO_CONTENTS: frozenset[str] = frozenset({"contents", "shortcontents"})
-TEXINFO_GENERATOR = re.compile(r'<meta name="generator" content="(?:makeinfo|texi2any)', re.I)
 
 # Texinfo's generated indexes (``@printindex``): ``table.index-cp`` (6.x; any index name:
 # bash has ``index-bt``, ``index-rw``) and ``table.cp-entries-printindex`` with its letter

@@ -65,8 +65,9 @@ _MYST_AUTODOC = frozenset(
 )
 
 
-def _myst_markup(tag: Any, block: bytes) -> bool:
-    """Whether the fenced block ``block`` (its source) is a MyST directive of markup."""
+def _myst_markup(tag: Any, data: bytes, start: int, end: int) -> bool:
+    """Whether the fenced block ``data[start:end]`` is a MyST directive of markup (its
+    source is read only for autodoc's, whose body decides)."""
     kind = tag["CodeBlock"]
     if not isinstance(kind, dict):
         return False
@@ -77,7 +78,7 @@ def _myst_markup(tag: Any, block: bytes) -> bool:
         return True
     if words[0] not in _MYST_AUTODOC:
         return False
-    body = block.splitlines()[1:]
+    body = data[start:end].splitlines()[1:]
     if body and body[-1].lstrip()[:3] in (b"```", b"~~~"):
         body.pop()  # the closing fence
     return all(not line.strip() or line.lstrip().startswith(b":") for line in body)
@@ -231,7 +232,7 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
             return
     if (
         name == "CodeBlock"
-        and _myst_markup(tag, walker.data[start:end])
+        and _myst_markup(tag, walker.data, start, end)
         and walker.markup_block(start, end)
     ):
         return

@@ -165,7 +165,8 @@ from fastrag.models import Document
 from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_finish import build_document
 from fastrag.normalization.formats._html_frames import Limits
-from fastrag.normalization.formats._html_tags import immediate_redirect, marks_main
+from fastrag.normalization.formats._html_generators import Page, read_page
+from fastrag.normalization.formats._html_tags import immediate_redirect
 from fastrag.normalization.formats._html_text import Block
 from fastrag.normalization.formats._limits import check_positive, check_size, refined_identity
 from fastrag.normalization.model import (
@@ -286,14 +287,15 @@ class HtmlNormalizer:
             target = immediate_redirect(content)
             if target is not None:
                 return _redirect_stub(document, target)
-        has_main = marks_main(content)
-        builder = self._remove_chrome(content, has_main)
-        if has_main and self.remove_boilerplate and not builder.main_text:
+        page = read_page(content)
+        builder = self._remove_chrome(content, page)
+        if page.has_main and self.remove_boilerplate and not builder.main_text:
             # The probe matched no main region that holds text (an empty <main>, or
             # "<main" inside a script): the page does not mark its main content after all.
             # (A discarded draft is released at once, see TreeBuilder.release.)
             builder.release()
-            builder = self._remove_chrome(content, False)
+            page = page._replace(has_main=False)
+            builder = self._remove_chrome(content, page)
         if builder.removed_boilerplate and not _retains_text(builder):
             if builder.removed_index:
                 # An index or contents page (Sphinx's genindex-A.html, contents.html):
@@ -302,7 +304,7 @@ class HtmlNormalizer:
                     "generated navigation page (an index or a table of contents): no content"
                 )
                 return build_document(document, builder)
-            everything = self._run(content, False, has_main, frozenset())
+            everything = self._run(content, False, page, frozenset())
             if _retains_text(everything):
                 everything.diagnostics.append(
                     "boilerplate kept: removing it would leave no content"
@@ -313,36 +315,32 @@ class HtmlNormalizer:
                 everything.release()
         return build_document(document, builder)
 
-    def _remove_chrome(self, content: str, has_main: bool) -> TreeBuilder:
-        builder = self._run(content, self.remove_boilerplate, has_main, frozenset())
+    def _remove_chrome(self, content: str, page: Page) -> TreeBuilder:
+        builder = self._run(content, self.remove_boilerplate, page, frozenset())
         if builder.conflicts:
             builder.release()
-            builder = self._rerun_keeping_main(content, has_main, builder)
+            builder = self._rerun_keeping_main(content, page, builder)
         return builder
 
     def _run(
-        self, content: str, boilerplate: bool, has_main: bool, protected: frozenset[int]
+        self, content: str, boilerplate: bool, page: Page, protected: frozenset[int]
     ) -> TreeBuilder:
         builder = TreeBuilder(
-            content,
-            self._limits,
-            boilerplate=boilerplate,
-            has_main=has_main,
-            protected=protected,
+            content, self._limits, boilerplate=boilerplate, page=page, protected=protected
         )
         builder.run()
         return builder
 
-    def _rerun_keeping_main(self, content: str, has_main: bool, first: TreeBuilder) -> TreeBuilder:
+    def _rerun_keeping_main(self, content: str, page: Page, first: TreeBuilder) -> TreeBuilder:
         """Chrome that turned out to hold the main content is kept: rerun protecting it."""
         protected = frozenset(first.conflicts)
         for _ in range(_MAX_RERUNS):
-            builder = self._run(content, True, has_main, protected)
+            builder = self._run(content, True, page, protected)
             if builder.conflicts <= protected:
                 return builder
             protected |= builder.conflicts
             builder.release()
-        return self._run(content, False, has_main, frozenset())
+        return self._run(content, False, page, frozenset())
 
 
 def _redirect_stub(document: Document, target: str) -> NormalizedDocument:
