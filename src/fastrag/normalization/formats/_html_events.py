@@ -397,7 +397,7 @@ class TreeBuilder(BlockTree, Tokenizer):
                 ):
                     self.suppress(tag, "boilerplate")
                     return
-            if attrs and tag in _INDEX_TAGS and is_generated_index(tag, attrs):
+            if attrs and tag in _INDEX_TAGS and is_generated_index(attrs):
                 self.removed_index = True
                 self.suppress(tag, "boilerplate")
                 return

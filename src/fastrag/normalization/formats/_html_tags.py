@@ -244,6 +244,7 @@ def is_symbol_permalink(attrs: list[tuple[str, str | None]], content: str, tag_e
 _SELF_LABEL_PARENTS = frozenset({"div", "p", "span"})
 _OPENING_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?>[ \t\n\r\f]*\Z")
 _ID = re.compile(r"""(?:^|\s)id\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""", re.IGNORECASE)
+_LINK_THEN_END = re.compile(r"</a[ \t\n\r\f]*>[ \t\n\r\f]*</([A-Za-z][A-Za-z0-9]*)[ \t\n\r\f]*>")
 _SELF_LABEL_LENGTH = 200
 """Longest inner markup of a self-label: a whole paragraph is never one."""
 
@@ -267,10 +268,8 @@ def is_self_label(attrs: list[tuple[str, str | None]], content: str, tag_end: in
     close = content.find("</a", tag_end, tag_end + _SELF_LABEL_LENGTH)
     if close < 0 or "<a" in content[tag_end:close].lower():
         return False
-    after = re.compile(
-        r"</a[ \t\n\r\f]*>[ \t\n\r\f]*</" + opening.group(1) + r"[ \t\n\r\f]*>", re.I
-    )
-    return after.match(content, close) is not None
+    after = _LINK_THEN_END.match(content, close)
+    return after is not None and after.group(1).lower() == opening.group(1).lower()
 
 
 # A page that sends the browser elsewhere at once, ``<meta http-equiv="refresh"
@@ -312,14 +311,12 @@ _INDEX_CLASSES = frozenset(
 )
 
 
-def is_generated_index(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether a ``table`` or ``div`` is Sphinx's generated navigation (an index, its
-    letter bar, a toctree): left out as the PDF parser leaves out a back-of-book index and
-    a table of contents."""
+def is_generated_index(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether a ``table`` or ``div`` with ``attrs`` is Sphinx's generated navigation (an
+    index, its letter bar, a toctree): left out as the PDF parser leaves out a
+    back-of-book index and a table of contents."""
     css = attribute(attrs, "class")
-    if not css or tag not in ("table", "div"):
-        return False
-    return not _INDEX_CLASSES.isdisjoint(css.split())
+    return css is not None and not _INDEX_CLASSES.isdisjoint(css.split())
 
 
 def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
