@@ -126,41 +126,34 @@ class Finisher:
             while stop < len(atoms) and self._attached(atoms[stop - 1]):
                 stop += 1
             smallest = self._render(atoms[first:stop], SPLIT, None)
+            lead: _Rendered | None = None  # the attached atoms without the one they precede
             if smallest[2] > limit and stop - first > 1:
                 lead = self._render(atoms[first : stop - 1], SPLIT, None)
                 if lead[2] > limit:
                     # The attached atoms overflow by themselves (a run of headings with no
                     # body between them): attachment cannot hold, cut between them.
-                    fit = self._longest_fit(atoms, first, stop - 2)
+                    fit = self._longest_fit(atoms, first, first + 1, stop - 2)
                     if fit is not None:
                         yield atoms[first : fit[0]], fit[1], False
                         first = fit[0]
                         continue
-                    stop = first + 1  # not even the first alone: cut inside it, below
+                    stop, lead = first + 1, None  # not even the first alone: cut inside it
                     smallest = self._render(atoms[first:stop], SPLIT, None)
             if smallest[2] > limit:
                 refined = self._shrink(atoms[stop - 1], smallest[2])
                 if refined is not None:
                     atoms[stop - 1 : stop] = refined
                     continue
-                if stop - first > 1:  # headings whose first body piece cannot join them
-                    alone = self._render(atoms[first : stop - 1], SPLIT, None)
-                    if alone[2] <= limit:
-                        yield atoms[first : stop - 1], alone, False
-                        first = stop - 1
-                        continue
+                if lead is not None:  # headings whose first body piece cannot join them
+                    yield atoms[first : stop - 1], lead, False
+                    first = stop - 1
+                    continue
                 self._unfixable(atoms[stop - 1], smallest[2])
                 yield atoms[first:stop], smallest, True
                 first = stop
                 continue
-            good, good_end, bad_end = smallest, stop, len(atoms)
-            while bad_end - good_end > 1:
-                middle = (good_end + bad_end) // 2
-                probe = self._render(atoms[first:middle], SPLIT, None)
-                if probe[2] <= limit:
-                    good, good_end = probe, middle
-                else:
-                    bad_end = middle
+            fit = self._longest_fit(atoms, first, stop + 1, len(atoms) - 1)
+            good, good_end = (fit[1], fit[0]) if fit is not None else (smallest, stop)
             end = good_end
             while end > stop and self._attached(atoms[end - 1]):
                 end -= 1
@@ -172,13 +165,12 @@ class Finisher:
             first = good_end
 
     def _longest_fit(
-        self, atoms: list[Atom], first: int, last: int
+        self, atoms: list[Atom], first: int, low: int, high: int
     ) -> tuple[int, _Rendered] | None:
-        """The largest ``end`` in ``(first, last]`` whose ``atoms[first:end]`` fits, with
-        its rendering (bisected: a longer run never counts less), or None."""
+        """The largest ``end`` in ``[low, high]`` whose ``atoms[first:end]`` fits, with its
+        rendering (bisected on exact counts: a longer run never counts less), or None."""
         limit = self.costs.config.max_tokens
         found: tuple[int, _Rendered] | None = None
-        low, high = first + 1, last
         while low <= high:
             middle = (low + high) // 2
             probe = self._render(atoms[first:middle], SPLIT, None)
