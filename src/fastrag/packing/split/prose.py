@@ -142,10 +142,10 @@ class ProseSplitter:
         slot = site.shown_slot(start)
         contexts: list[ContextRange] = []
         for term in self._terms(slots[slot][2]):
-            found = next((s for s in slots[slot::-1] if s[2] == term), None)
-            if found is None or found[1] > start:
+            found = next((index for index in range(slot, -1, -1) if slots[index][2] == term), -1)
+            if found < 0 or slots[found][1] > start:
                 continue  # not shown in this block, or the chunk starts inside it
-            label = site.parent_label(found[0], found[1])
+            label = site.parent_label(slots[found][0], slots[found][1])
             if label is not None:
                 contexts.append(label)
         return tuple(contexts)
