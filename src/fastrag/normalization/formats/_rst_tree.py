@@ -83,25 +83,21 @@ _SUBSTITUTION_REFERENCE = re.compile(_SUBSTITUTION)
 _SUBSTITUTIONS_ONLY = re.compile(rf"(?:{_SUBSTITUTION}\s*)+")
 
 
-def _image_substitutions(document: Any) -> dict[str, bool]:
-    """Substitutions that stand for an image, by name: whether the image is linked."""
-    found: dict[str, bool] = {}
+def _substitutions(document: Any) -> tuple[dict[str, bool], dict[str, str]]:
+    """The document's substitutions by name, in one pass: those that stand for an image
+    (whether the image is linked), and what each text substitution shows (``.. |ASN.1|
+    replace:: BitString``)."""
+    images: dict[str, bool] = {}
+    texts: dict[str, str] = {}
     for name, definition in document.substitution_defs.items():
         tags = {node.tagname for node in definition.findall(include_self=False)}
         if "image" in tags:
-            found[normalize_name(name)] = "reference" in tags
-    return found
-
-
-def _text_substitutions(document: Any) -> dict[str, str]:
-    """What each text substitution (``.. |ASN.1| replace:: BitString``) shows, by name."""
-    found: dict[str, str] = {}
-    for name, definition in document.substitution_defs.items():
-        if not any(node.tagname == "image" for node in definition.findall(include_self=False)):
-            text = " ".join(definition.astext().split())
-            if text:
-                found[normalize_name(name)] = text
-    return found
+            images[normalize_name(name)] = "reference" in tags
+            continue
+        text = " ".join(definition.astext().split())
+        if text:
+            texts[normalize_name(name)] = text
+    return images, texts
 
 
 def _has_alt(dnode: Any) -> bool:
@@ -282,8 +278,7 @@ class _Mapper:
 
     def build(self, document: Any) -> list[DraftNode]:
         content = self.content
-        self.image_substitutions = _image_substitutions(document)
-        self.text_substitutions = _text_substitutions(document)
+        self.image_substitutions, self.text_substitutions = _substitutions(document)
         root = self.add("document", -1, 0, len(content), "")
         own_end, items = self.tiles(document, 0, len(content), 0, None, False)
         self.container_header(root, 0, own_end)
