@@ -557,3 +557,56 @@ def test_no_break_spaces_in_titles_show_as_spaces() -> None:
     first = heading.serialization[0]
     assert tree.content[first.source_start : first.source_end] == "2.1.\xa0What"
     assert texts(tree)[1] == "a\xa0b"  # body text keeps its no-break space
+
+
+LATEX2HTML_PANEL = (
+    '<DIV CLASS="navigation"><!--Navigation Panel-->\n<A\n HREF="node188.html">\n'
+    '<IMG WIDTH="37" HEIGHT="24" ALT="next" SRC="next.png"></A> \n<A\n HREF="node186.html">\n'
+    '<IMG WIDTH="26" HEIGHT="24" ALT="up" SRC="up.png"></A> \n<BR>\n<B> Next:</B> <A\n'
+    ' HREF="node188.html">Array</A>\n<B> Up:</B> <A\n HREF="node186.html">Binary</A>\n'
+    "<BR>\n<BR></DIV>\n<!--End of Navigation Panel-->\n"
+)
+LATEX2HTML_CHILD_LINKS = (
+    '<BR><HR>\n<!--Table of Child-Links-->\n<A ID="CHILD_LINKS"><STRONG>Subsections</STRONG>'
+    '</A>\n\n<UL CLASS="ChildLinks">\n<LI><A ID="tex2html3107"\n  HREF="node187.html">General'
+    '</A>\n<UL>\n<LI><A ID="tex2html3114"\n  HREF="node194.html">Avs</A>\n</UL>\n</UL>\n'
+    "<!--End of Table of Child-Links-->\n"
+)
+
+
+def latex2html_page(body: str) -> str:
+    """A page of gnuplot's LaTeX2HTML manual (cut down): the navigation panel above and
+    below the node's own text."""
+    return (
+        '<!DOCTYPE HTML>\n<!--Converted with LaTeX2HTML 2022.2 -->\n<HTML lang="en">\n<HEAD>\n'
+        '<TITLE>Binary</TITLE>\n<META NAME="Generator" CONTENT="LaTeX2HTML v2022.2">\n'
+        f"</HEAD>\n<BODY >\n{LATEX2HTML_PANEL}\n"
+        '<H3><A ID="SECTION030182000000000000000">\nBinary</A>\n</H3>\n'
+        f"{body}{LATEX2HTML_PANEL.replace('<BR>', '<HR>', 1)}</BODY>\n</HTML>\n"
+    )
+
+
+def test_latex2html_navigation_panels_and_subsection_lists_are_navigation() -> None:
+    # gnuplot's manual: 650 of its 652 pages' chunks started above the heading, in the
+    # panel ("next up previous index Next: Array Up: Binary"), so had no heading path.
+    tree = normalize(latex2html_page(f"<P>\nThe binary keyword.\n\n{LATEX2HTML_CHILD_LINKS}"))
+    assert texts(tree) == ["Binary", "The binary keyword."]
+    root = tree.nodes[0]  # the section is the root's only child: chunks start under it
+    assert [tree.node(child).kind for child in root.children] == ["section"]
+    removed = excluded(tree, "boilerplate")
+    assert removed[0].startswith('<DIV CLASS="navigation">')
+    assert any(run.startswith('<A ID="CHILD_LINKS">') for run in removed)
+    assert any(run.startswith('<UL CLASS="ChildLinks">') for run in removed)
+    assert not tree.diagnostics
+
+
+def test_a_latex2html_node_holding_only_its_subsections_keeps_no_content() -> None:
+    # "Features introduced in version 5.2": a heading over the list of its subsections.
+    tree = normalize(latex2html_page(LATEX2HTML_CHILD_LINKS))
+    assert texts(tree) == []  # the heading went with the navigation it headed
+    assert tree.diagnostics == (
+        "generated navigation page (an index or a table of contents): no content",
+    )
+    # A hand-written page's list with another class stays.
+    tree = normalize(latex2html_page(LATEX2HTML_CHILD_LINKS.replace("ChildLinks", "links")))
+    assert "- General" in texts(tree)

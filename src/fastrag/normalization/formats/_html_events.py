@@ -75,7 +75,7 @@ _WORD = re.compile(r"\w+")
 _NAV_WORDS_PER_LINK = 2
 # Elements generators wrap site navigation in (see ``is_site_navigation``).
 _SITE_NAVIGATION_TAGS = frozenset({"div", "nav", "ol", "ul", "p", "section"})
-_INDEX_TAGS = frozenset({"div", "table"})
+_INDEX_TAGS = frozenset({"div", "table", "ul"})
 # rustdoc (every crate's documentation on docs.rs): its generator tag, and the classes of
 # its interface text — ``span.rightside`` ("1.0.0 · Source", beside every item: 233
 # times in Vec's page), ``a.src.rightside`` (a bare "Source" beside each trait

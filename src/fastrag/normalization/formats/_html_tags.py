@@ -134,6 +134,7 @@ CHROME_CLASSES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "div": frozenset(
             {"nav-panel", "navheader", "navfooter", "toc"}
+            | {"navigation"}  # LaTeX2HTML's panels (Next, Up, Previous, Index)
             # Texinfo's wrappers of its tables of contents with their headings (6.x, 7.x)
             | {"contents_element", "overview_element", "element-contents"}
             | {"element-shortcontents"}
@@ -305,18 +306,21 @@ def immediate_redirect(content: str) -> str | None:
 # Sphinx's generated navigation: the general index (``table.indextable``, with
 # ``genindextable`` in newer versions: every term and the pages it appears on), the module
 # index (``table.indextable.modindextable``), their letter bars, and the tables of
-# contents ``.. toctree::`` writes (``div.toctree-wrapper``: the titles of other pages).
+# contents ``.. toctree::`` writes (``div.toctree-wrapper``: the titles of other pages);
+# and LaTeX2HTML's list of a node's subsections (``ul.ChildLinks``, under its
+# "Subsections" label).
 _INDEX_CLASSES = frozenset(
-    {"indextable", "genindex-jumpbox", "modindex-jumpbox", "toctree-wrapper"}
+    {"indextable", "genindex-jumpbox", "modindex-jumpbox", "toctree-wrapper", "childlinks"}
 )
 
 
 def is_generated_index(attrs: list[tuple[str, str | None]]) -> bool:
-    """Whether a ``table`` or ``div`` with ``attrs`` is Sphinx's generated navigation (an
-    index, its letter bar, a toctree): left out as the PDF parser leaves out a
-    back-of-book index and a table of contents."""
+    """Whether a ``table``, ``div`` or ``ul`` with ``attrs`` is generated navigation
+    (Sphinx's indexes, their letter bars, its toctrees; LaTeX2HTML's lists of
+    subsections): left out as the PDF parser leaves out a back-of-book index and a table
+    of contents."""
     css = attribute(attrs, "class")
-    return css is not None and not _INDEX_CLASSES.isdisjoint(css.split())
+    return css is not None and not _INDEX_CLASSES.isdisjoint(css.lower().split())
 
 
 def is_site_navigation(tag: str, attrs: list[tuple[str, str | None]]) -> bool:
@@ -426,6 +430,8 @@ def chrome_verdict(
                 return 3
         elif key == "summary" and tag == "table" and value.strip().lower() in _NAV_SUMMARIES:
             return 3
+        elif key == "id" and value == "CHILD_LINKS":
+            return 1  # LaTeX2HTML's "Subsections" label over its ``ul.ChildLinks``
     return 0
 
 

@@ -92,9 +92,10 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   ``div.contents`` and ``div.shortcontents`` on pages whose generator meta names
   makeinfo or texi2any, as Doxygen's ``div.contents`` is the whole page; DocBook
   ``div.navheader``, ``div.navfooter``, ``table.nav``, ``div.toc``; gtk-doc
-  ``table.navigation``; a site's menus, ``div`` or ``ul`` with class ``menu``,
-  ``mainmenu``, ``submenu``, ``menubar``, ``navbar`` or ``topnav``), tables with
-  ``summary="Navigation header"`` or ``"Navigation footer"``, and navigation lines:
+  ``table.navigation``; LaTeX2HTML ``div.navigation`` and the "Subsections" label over
+  its lists of subsections, ``a#CHILD_LINKS``; a site's menus, ``div`` or ``ul`` with
+  class ``menu``, ``mainmenu``, ``submenu``, ``menubar``, ``navbar`` or ``topnav``),
+  tables with ``summary="Navigation header"`` or ``"Navigation footer"``, and navigation lines:
   paragraphs whose every link has
   ``rel`` ``next``, ``prev``, ``previous``, ``up``, ``index``, ``contents``, ``start`` or
   ``home``, or an ``accesskey``, with at most two other words per link ("Next: Types,
@@ -115,8 +116,9 @@ only outside the main content (``<main>``, ``<article>`` or an element with
 * generated navigation, anywhere: Sphinx's general and module indexes
   (``table.indextable``), their letter bars (``div.genindex-jumpbox``,
   ``div.modindex-jumpbox``) and its toctrees (``div.toctree-wrapper``, the titles of
-  other pages). A page left with nothing else keeps no content (a diagnostic says so)
-  instead of falling back to its whole text as the rule below does;
+  other pages); LaTeX2HTML's lists of a node's subsections (``ul.ChildLinks``). A page
+  left with nothing else keeps no content (a diagnostic says so) instead of falling back
+  to its whole text as the rule below does;
 * a page that redirects within a second (``<meta http-equiv="refresh" content="0;
   URL=...">``, the stubs documentation generators leave at moved pages: "Redirecting
   to..."): no reader sees its text, so the whole source is excluded as ``redirect``,
@@ -219,8 +221,10 @@ __all__ = ["HtmlNormalizer"]
 # v26: Sphinx's generated indexes are boilerplate; an index page keeps nothing.
 # v27: and so are its toctrees.
 # v28: the <title> of a page without heading elements is a level-1 heading over it.
+# v29: LaTeX2HTML's navigation panels (div.navigation) and subsection lists (ul.ChildLinks,
+#      with its "Subsections" label) are navigation.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 28
+_VERSION = 29
 _MAX_RERUNS = 8
 
 
