@@ -51,11 +51,27 @@ class Finisher:
     def finish(self, plans: Iterable[Plan]) -> Iterator[Chunk]:
         previous: Sequence[Atom] = ()
         released = 0
+        small = self.costs.config.min_preferred_tokens
+        held: tuple[Sequence[Atom], _Rendered] | None = None
         for plan in plans:
-            for atoms, (content, metadata, count), overflow in self._emit(plan, previous):
-                metadata["embedding_token_count"] = count
-                metadata["overflow"] = overflow
-                yield content, MappingProxyType(metadata)
+            if held is not None:
+                atoms, rendered = held
+                held = None
+                last, following = atoms[-1], plan.atoms[0]
+                if last.block == following.block and last.end == following.start:
+                    # The small rest of a repaired plan, and the next plan continues the
+                    # same block: the two become one plan (repaired again if they overflow)
+                    # instead of leaving the rest as a chunk of its own.
+                    plan = plan_of(self.costs, [*atoms, *plan.atoms], SPLIT)
+                else:
+                    yield self._chunk(rendered, False)
+                    previous = atoms
+            emitted = self._emit(plan, previous)
+            for atoms, rendered, overflow, repaired in emitted:
+                if repaired and not overflow and rendered[2] < small:
+                    held = atoms, rendered  # always the plan's last chunk
+                    continue
+                yield self._chunk(rendered, overflow)
                 previous = atoms
                 # Chunks come in source order and the next one looks back only at this
                 # one (overlap): blocks before its first are done with.
@@ -63,6 +79,15 @@ class Finisher:
                 if first > released:
                     self.costs.release(released, first)
                     released = first
+        if held is not None:
+            yield self._chunk(held[1], False)
+
+    @staticmethod
+    def _chunk(rendered: _Rendered, overflow: bool) -> Chunk:
+        content, metadata, count = rendered
+        metadata["embedding_token_count"] = count
+        metadata["overflow"] = overflow
+        return content, MappingProxyType(metadata)
 
     def _render(
         self,
@@ -89,20 +114,30 @@ class Finisher:
 
     def _emit(
         self, plan: Plan, previous: Sequence[Atom]
-    ) -> Iterator[tuple[Sequence[Atom], _Rendered, bool]]:
+    ) -> Iterator[tuple[Sequence[Atom], _Rendered, bool, bool]]:
+        """The plan's chunks: (atoms, rendering, overflow, whether it is the rest a
+        repair left at the plan's end)."""
         limit = self.costs.config.max_tokens
         atoms = plan.atoms
         overlap = find_overlap(self.costs, previous, atoms) if previous else None
         if overlap is not None:
             rendered = self._render(atoms, plan.kind, overlap, plan.total)
             if rendered[2] <= limit:
-                yield atoms, rendered, False
+                yield atoms, rendered, False, False
                 return
         rendered = self._render(atoms, plan.kind, None, plan.total)
         if rendered[2] <= limit:
-            yield atoms, rendered, False
+            yield atoms, rendered, False, False
             return
-        yield from self._repair(list(atoms), rendered)
+        pending: tuple[Sequence[Atom], _Rendered, bool] | None = None
+        several = False
+        for repaired in self._repair(list(atoms), rendered):
+            if pending is not None:
+                yield *pending, False
+                several = True
+            pending = repaired
+        if pending is not None:
+            yield *pending, several
 
     def _attached(self, atom: Atom) -> bool:
         block = self.costs.layout.blocks[atom.block]
@@ -113,7 +148,9 @@ class Finisher:
     ) -> Iterator[tuple[Sequence[Atom], _Rendered, bool]]:
         """Emit ``atoms`` as the fewest prefix chunks that each fit; see the module doc."""
         limit = self.costs.config.max_tokens
+        small = self.costs.config.min_preferred_tokens
         first = 0
+        widened = -1  # the last chunk start whose next atom _fill was asked to cut
         whole_failed: _Rendered | None = failed
         while first < len(atoms):
             if whole_failed is None:
@@ -161,6 +198,12 @@ class Finisher:
                 shorter = self._render(atoms[first:end], SPLIT, None)
                 if shorter[2] <= limit:
                     good, good_end = shorter, end
+            if good[2] < small and good_end < len(atoms) and widened < first:
+                widened = first
+                refined = self._fill(atoms[good_end - 1], atoms[good_end], limit - good[2])
+                if refined is not None:
+                    atoms[good_end : good_end + 1] = refined
+                    continue
             yield atoms[first:good_end], good, False
             first = good_end
 
@@ -179,6 +222,20 @@ class Finisher:
             else:
                 high = middle - 1
         return found
+
+    def _fill(self, last: Atom, following: Atom, room: int) -> list[Atom] | None:
+        """Cut ``following`` so that its first piece may join a small chunk ending with
+        ``last``, when both are ranges of one block (the plan's estimate of the block's
+        text fell short, and the small chunk is what a repair left): pieces about ``room``
+        tokens, scaled by how far the atom's estimate is from its exact count."""
+        if following.block != last.block or following.start != last.end:
+            return None
+        counted = self._render([following], SPLIT, None)[2]
+        budget = following.cost * room // max(counted, 1) - 1
+        if budget < 1:
+            return None
+        refined = self.refiner.refine(following, Budget(fixed=budget))
+        return refined if len(refined) > 1 else None
 
     def _shrink(self, atom: Atom, counted: int) -> list[Atom] | None:
         """Cut ``atom`` smaller than it is, in proportion to how far over budget it was."""

@@ -7,6 +7,8 @@ validator (``check_pieces``).
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
@@ -514,3 +516,41 @@ def test_finished_blocks_are_released_without_changing_any_chunk(
     assert released[0][0] == 0
     assert all(a[1] == b[0] for a, b in pairwise(released))  # in order, each block once
     assert released[-1][1] > len(pieces) // 2
+
+
+def _dense_line_in_sparse_code(seed: int, characters: int, indent: int) -> str:
+    """A code block of indented short lines, then one long line of URL-like characters:
+    the plan spreads the block's count evenly over its characters, so the dense line
+    counts far more than planned (a presigned URL in a JSON example, AWS CLI's docs)."""
+    symbols = string.ascii_letters + string.digits + "%&="
+    chosen = random.Random(seed).choices(symbols, k=characters)
+    lines = [" " * indent + f"line {number}" for number in range(60)]
+    return "# Events\n\n```text\n" + "\n".join([*lines, "".join(chosen)]) + "\n```\n\nSee.\n"
+
+
+@pytest.mark.parametrize(
+    ("seed", "characters", "indent"),
+    [(0, 2000, 20), (1, 2000, 20), (0, 1500, 20), (3, 2500, 60), (1, 3000, 40), (0, 4000, 40)],
+)
+def test_a_repair_leaves_no_small_rest_when_the_block_goes_on(
+    seed: int, characters: int, indent: int
+) -> None:
+    # A planned piece of the line counted over the maximum; its repair emitted the part
+    # that fits and left a rest of 13 to 65 tokens as a chunk of its own, although the next
+    # piece continued the same line. The rest now joins the next piece (the last case:
+    # the next piece is itself over, and is cut so that its first part joins the rest).
+    tokenizer = tokenizer_named("cl100k")
+    config = PackingConfig(max_tokens=600, target_tokens=400, min_preferred_tokens=100)
+    normalized = normalize(_dense_line_in_sparse_code(seed, characters, indent), "markdown")
+    pieces = pack(normalized, tokenizer, config)
+    check_pieces(normalized, pieces, tokenizer, config)
+    counts = [metadata["embedding_token_count"] for _, metadata in pieces]
+    assert max(counts) > 500  # the line was cut, under the maximum
+    # Chunks of the dense line alone (the short lines' chunks are small by the plan's
+    # estimate, which is not at issue here; the last chunk ends the document).
+    dense = [
+        count
+        for (content, _), count in zip(pieces[:-1], counts, strict=False)
+        if "line" not in content
+    ]
+    assert dense and min(dense) >= config.min_preferred_tokens, counts
