@@ -406,6 +406,16 @@ class TreeBuilder(BlockTree, Tokenizer):
                 return
             if self.rustdoc and attrs and self._rustdoc_ui(tag, attrs):
                 return
+            if self.main and (
+                tag == "nav" or (tag == "footer" and not self.open.get("blockquote"))
+            ):
+                # Navigation inside the main region too: MkDocs Material's sidebars (the
+                # site's pages, the page's own headings), Docusaurus's "Previous / Next";
+                # and an article's footer ("Edit this page", "Last updated on …"), not a
+                # quotation's (its attribution).
+                self.boundary()
+                self.suppress(tag, "boilerplate")
+                return
             if self.main == 0 and (attrs or category == Category.CHROME):
                 verdict = self._chrome_verdict(category, tag, attrs)
                 if verdict == 3:

@@ -168,9 +168,10 @@ NAV_RELS: frozenset[str] = frozenset(
 )
 
 # Classes of permalink anchors that documentation generators put after headings and terms
-# (a "¶" or "#"): Sphinx/MkDocs, Texinfo, AnchorJS, markdown-it-anchor/VuePress.
+# (a "¶" or "#"): Sphinx/MkDocs, Texinfo, AnchorJS, markdown-it-anchor/VuePress, and
+# Docusaurus (``a.hash-link``, whose text is a zero-width space).
 PERMALINK_CLASSES: frozenset[str] = frozenset(
-    {"headerlink", "copiable-anchor", "anchorjs-link", "header-anchor"}
+    {"headerlink", "copiable-anchor", "anchorjs-link", "header-anchor", "hash-link"}
 )
 
 # HTML's inter-element whitespace (not Unicode whitespace: U+00A0 is text).

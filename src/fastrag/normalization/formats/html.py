@@ -66,10 +66,14 @@ its interface text (``span.rightside``, ``span.sub-heading``: "1.0.0 · Source";
 page (still its metadata title), so that its chunks have a heading path.
 
 Boilerplate (``remove_boilerplate=True``, the default) — excluded as ``boilerplate``,
-only outside the main content (``<main>``, ``<article>`` or an element with
-``role="main"``; nothing inside those is ever removed):
+outside the main content (``<main>``, ``<article>`` or an element with
+``role="main"``) unless a rule says "anywhere":
 
-* ``nav`` and ``aside`` elements, and elements with ``role="navigation"``;
+* ``nav`` and ``aside`` elements, and elements with ``role="navigation"``; ``nav``
+  elements anywhere (MkDocs Material's sidebars and Docusaurus's "Previous / Next" lie
+  inside ``<main>``, Wikipedia's page tools inside its content);
+* ``footer`` elements inside the main content, but a quotation's (its attribution):
+  an article's "Edit this page" and "Last updated on …" (Docusaurus);
 * when the page marks its main content: ``header`` and ``footer`` elements that are not
   inside a ``section`` (page-level ones), and elements with ``role="banner"`` or
   ``role="contentinfo"``;
@@ -104,10 +108,11 @@ only outside the main content (``<main>``, ``<article>`` or an element with
   heading whose section held nothing but such navigation goes too;
 * elements with the ``hidden`` attribute or ``aria-hidden="true"``;
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
-  ``copiable-anchor`` (Texinfo), ``anchorjs-link`` or ``header-anchor`` — the ``¶``
-  or ``#`` put after headings and terms — and, whatever its class, an ``<a>`` to an
-  in-page ``#fragment`` whose whole text is one such mark (``#``, ``¶``, ``§``, ``🔗``,
-  ``⚓``), e.g. Node.js's ``<a class="mark" href="#path">#</a>``;
+  ``copiable-anchor`` (Texinfo), ``anchorjs-link``, ``header-anchor`` or ``hash-link``
+  (Docusaurus, a zero-width space) — the ``¶`` or ``#`` put after headings and terms —
+  and, whatever its class, an ``<a>`` to an in-page ``#fragment`` whose whole text is
+  one such mark (``#``, ``¶``, ``§``, ``🔗``, ``⚓``), e.g. Node.js's
+  ``<a class="mark" href="#path">#</a>``;
 * site navigation, anywhere: breadcrumb trails (a class or ``aria-label`` naming one),
   Sphinx's "Indices and tables" section, docutils' ``.. contents::`` (``nav.contents``,
   ``div.contents.topic``) and other generators' tables of contents by id (``toc``,
@@ -223,8 +228,10 @@ __all__ = ["HtmlNormalizer"]
 # v28: the <title> of a page without heading elements is a level-1 heading over it.
 # v29: LaTeX2HTML's navigation panels (div.navigation) and subsection lists (ul.ChildLinks,
 #      with its "Subsections" label) are navigation.
+# v30: nav elements and an article's footer are boilerplate inside the main region too;
+#      Docusaurus's a.hash-link is a permalink mark.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 29
+_VERSION = 30
 _MAX_RERUNS = 8
 
 
