@@ -282,6 +282,69 @@ def test_tables_of_contents_are_navigation_other_link_lists_stay() -> None:
     assert tree.validate() is tree
 
 
+def test_a_lone_in_page_link_is_navigation_a_sentence_or_a_quoted_one_stays() -> None:
+    # Awesome lists and README templates end every section with "back to top".
+    source = (
+        "# List\n\n## Tools\n\n- [A](https://a) - a tool.\n\n[⬆ back to top](#list)\n\n"
+        "([back to top](#top))\n\nSee [the intro](#list) first.\n\n"
+        "[Elsewhere](https://example.org)\n\n> [Quoted](#list)\n"
+    )
+    tree = normalize(source)
+    assert excluded(tree, "navigation") == ["[⬆ back to top](#list)", "([back to top](#top))"]
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "See [the intro](#list) first.",
+        "[Elsewhere](https://example.org)",
+        "[Quoted](#list)",
+    ]
+    assert tree.validate() is tree
+
+
+README_TEMPLATE = """<a id="readme-top"></a>
+
+# Rocket
+
+<details>
+  <summary>Table of Contents</summary>
+  <ol>
+    <li><a href="#about-the-project">About The Project</a>
+      <ul>
+        <li><a href="#built-with">Built With</a></li>
+      </ul>
+    </li>
+    <li><a href="#usage">Usage</a></li>
+  </ol>
+</details>
+
+## About The Project
+
+A fast HTTP toolkit.
+
+<p align="right">(<a href="#readme-top">back to top</a>)</p>
+
+<p>Read <a href="#usage">Usage</a> first.</p>
+
+<ul><li><a href="#usage">Usage</a></li><li><a href="https://example.org">Home</a></li>
+<li><a href="#license">License</a></li></ul>
+"""
+
+
+def test_html_blocks_that_only_move_within_the_page_are_navigation() -> None:
+    # Best-README-Template (copied by thousands of READMEs): its table of contents and
+    # its "(back to top)" lines were chunk text.
+    tree = normalize(README_TEMPLATE)
+    contents = README_TEMPLATE[
+        README_TEMPLATE.index("<details>") : README_TEMPLATE.index("\n\n## About")
+    ]
+    back = '<p align="right">(<a href="#readme-top">back to top</a>)</p>'
+    assert excluded(tree, "navigation") == [contents, back]
+    # A sentence around an in-page link, a list with an outside link: kept.
+    assert [node.text for node in of_kind(tree, "html_block") if node.text] == [
+        "Read Usage first.",
+        "- Usage\n- Home\n- License",
+    ]
+    assert tree.validate() is tree
+
+
 def test_link_bars_are_navigation_sentences_with_links_stay() -> None:
     source = (
         "[Docs](https://docs.example) | [Examples](#examples) | [Discord](https://chat.example)\n\n"

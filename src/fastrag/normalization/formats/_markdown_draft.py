@@ -79,6 +79,10 @@ _LINK_BAR = re.compile(
 # table of contents ("- [Installation](#installation)"): navigation that would match any
 # query naming a section and answer none (the PDF parser leaves such pages out too).
 _CONTENTS_ITEM = rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[^\[\]\r\n]+\]\(#[^()\s]*\)[ \t]*"
+# A paragraph that is one in-page link and nothing else, maybe in brackets: "[⬆ back to
+# top](#readme)", "([back to top](#top))" after every section of awesome lists and
+# README templates. It moves within the page and says nothing.
+_IN_PAGE_LINK_ONLY = re.compile(rb"[ \t\r\n]*\(?\[[^\[\]\r\n]+\]\(#[^()\s]*\)\)?[ \t\r\n]*")
 _CONTENTS_LIST = re.compile(
     rb"[ \t\r\n]*"
     + _CONTENTS_ITEM
@@ -426,9 +430,10 @@ class Walker:
     def markup_paragraph(self, start: int, end: int) -> bool:
         """Exclude the paragraph ``[start, end)`` if it shows no prose: inline HTML tags
         only, a MyST target, a container's fence line or, at the top level, MDX imports
-        (``markup``), a badge row (``badges``) or, at the top level, a link bar
-        (``navigation``). Each starts with "<", "(", "[", "i" or ":" (after at most an
-        indentation), so other paragraphs — nearly all — are passed over on one byte."""
+        (``markup``), a badge row (``badges``) or, at the top level, a link bar or a
+        lone in-page link (``navigation``). Each starts with "<", "(", "[", "i" or ":"
+        (after at most an indentation), so other paragraphs — nearly all — are passed
+        over on one byte."""
         if start >= self.size or self.data[start] not in _MARKUP_PARAGRAPH_STARTS:
             return False
         return (
@@ -437,7 +442,13 @@ class Walker:
             or self._excluded_block(start, end, _CONTAINER_FENCE, "markup")
             or (not self.block_depth and self._excluded_block(start, end, _MDX_IMPORTS, "markup"))
             or self._excluded_block(start, end, _BADGES_ONLY, "badges")
-            or (not self.block_depth and self._excluded_block(start, end, _LINK_BAR, "navigation"))
+            or (
+                not self.block_depth
+                and (
+                    self._excluded_block(start, end, _LINK_BAR, "navigation")
+                    or self._excluded_block(start, end, _IN_PAGE_LINK_ONLY, "navigation")
+                )
+            )
         )
 
     def tags_only(self, start: int, end: int) -> bool:

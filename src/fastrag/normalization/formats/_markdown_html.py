@@ -12,6 +12,7 @@ keeps its place in the tree and owns exactly the source the HTML adapter retains
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from fastrag.exceptions import NormalizationError
@@ -22,6 +23,7 @@ from fastrag.normalization.model import Exclusions, NormalizedDocument, Normaliz
 __all__ = ["HtmlBlockText", "read_html_block", "read_html_blocks"]
 
 _GROUP_KINDS = frozenset({"list", "table", "definition_list"})
+_LIST_LABEL = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _HTML_SPACE = " \t\n\r\f"
 """ASCII whitespace, which HTML collapses."""
 
@@ -70,6 +72,8 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
             exclusions.append((last, end, "whitespace"))
         units.append((first, last))
     owners = set(retained.node_ids)
+    if _navigation_only([node for node in tree.nodes if node.node_id in owners]):
+        return HtmlBlockText("", (), (), ((0, len(block), "navigation"),))
     parts: list[str] = []
     segments: list[tuple[int, int, int, int]] = []
     position = 0
@@ -105,6 +109,40 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
     if not _within(segments, units):
         return None  # a run outside the trimmed units: keep the block as written
     return HtmlBlockText("".join(parts), tuple(segments), tuple(units), tuple(sorted(exclusions)))
+
+
+def _navigation_only(leaves: list[NormalizedNode]) -> bool:
+    """Whether a block's leaves only move within the page: a table of contents (three or
+    more leaves that are each one in-page link and nothing else, under at most one short
+    label without links: Best-README-Template's ``<details><summary>Table of
+    Contents</summary><ol><li><a href="#about">``), or one such link alone ("(back to
+    top)"). As the Markdown reader's tables of contents, they match any query naming a
+    section and answer none."""
+    links, others = 0, []
+    for leaf in leaves:
+        if _in_page_link_only(leaf):
+            links += 1
+        else:
+            others.append(leaf)
+    if links == 1:
+        return not others
+    return links >= 3 and (
+        not others
+        or (
+            len(others) == 1 and len(others[0].text) <= 40 and not others[0].attributes.get("links")
+        )
+    )
+
+
+def _in_page_link_only(leaf: NormalizedNode) -> bool:
+    """One link to a ``#fragment`` of the page, with nothing around it but a list label
+    ("1. ", "- "), brackets and spaces."""
+    links = leaf.attributes.get("links")
+    if not links or len(links) != 1:
+        return False
+    text, target = links[0]
+    shown: str = _LIST_LABEL.sub("", leaf.text).strip(" ()[]")
+    return isinstance(target, str) and target.startswith("#") and shown == text
 
 
 def _group(tree: NormalizedDocument, node: NormalizedNode) -> str | None:

@@ -64,7 +64,12 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   links and separators only (``[Docs](…) | [Examples](…)``, a list of translated
   READMEs) at the top level is a link bar, excluded as ``navigation``; so is a table
   of contents, a top-level list of three or more items that are each one in-page link
-  (``- [Usage](#usage)``).
+  (``- [Usage](#usage)``), and a top-level paragraph that is one in-page link alone,
+  maybe in brackets (``[⬆ back to top](#readme)``). An HTML block read as text whose
+  leaves only move within the page goes the same way: three or more in-page links, each
+  alone in its leaf, under at most one short label (a ``<details>`` whose summary is
+  "Table of Contents"), or one such link alone (``<p align="right">(<a
+  href="#readme-top">back to top</a>)</p>``).
 * A MyST directive fence whose body names documents, objects or files rather than
   content (```` ```{toctree} ````, ``{contents}``, ``{include}``; autodoc's
   ``{autofunction}`` … when its body holds only options) is excluded as ``markup``;
@@ -226,7 +231,9 @@ class MarkdownNormalizer:
     # v14: a MyST autodoc fence with text of its own stays a block.
     # v15: MDX imports and container fence lines are markup; a heading's attribute list
     #      ({#id .class}) is not part of its title.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v15+{HtmlNormalizer.identity}"
+    # v16: a lone in-page link ("[⬆ back to top](#top)") and HTML blocks that only move
+    #      within the page (a <details> table of contents, "(back to top)") are navigation.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v16+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
