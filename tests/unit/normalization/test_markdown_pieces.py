@@ -8,6 +8,7 @@ blocks, between a link and its definition, between a footnote and its definition
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,20 @@ def test_planning_reads_the_text_a_bounded_number_of_times() -> None:
     _CountingText.scanned = 0
     assert segments.plan(text, 1_000) is None  # never a cut inside the open fence
     assert _CountingText.scanned <= 2 * len(text)
+
+
+def test_a_document_read_in_pieces_keeps_no_utf8_copy_of_itself() -> None:
+    # The parser reads a str as UTF-8, which CPython caches on the str (and counts in its
+    # size). Read whole for its link definitions, a 10 MB non-ASCII document kept a 10
+    # MB copy of itself alive after normalization: 1x the input of peak memory.
+    text = "".join(
+        f"# Überschrift {number}\n\nText mit Umlauten — see [ref{number}].\n\n"
+        f"[ref{number}]: https://example.org/{number}\n\n"
+        for number in range(200)
+    )
+    size = sys.getsizeof(text)
+    tree = _normalize(text, 500)
+    assert sys.getsizeof(text) == size
+    assert tree.content is text
+    assert len([node for node in tree.nodes if node.kind == "heading"]) == 200
+    _same(tree, _normalize(text[:], None))
