@@ -38,6 +38,7 @@ from fastrag.normalization.formats._html_generators import (
     Page,
     doxygen_block,
     doxygen_line_number,
+    javadoc_breadcrumb,
     javadoc_layout_list,
 )
 from fastrag.normalization.formats._html_start import START, void_element
@@ -121,6 +122,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.texinfo = boilerplate and page.texinfo
         self.doxygen = page.doxygen
         self.javadoc = page.javadoc
+        self.javadoc_listing = page.javadoc_listing
         self.headless = page.headless
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.main_text = False
@@ -360,8 +362,18 @@ class TreeBuilder(BlockTree, Tokenizer):
                 return
             self.push_inline(tag)
             return
-        if self.javadoc and tag == "ul" and has_attributes and javadoc_layout_list(self):
-            category = Category.BOUNDARY  # its items, outside any list, are boundaries too
+        if self.javadoc_listing and category == Category.MAIN and self.boilerplate:
+            self.removed_index = True  # see is_generated_index
+            self.boundary()
+            self.suppress(tag, "boilerplate")
+            return
+        if self.javadoc and has_attributes:
+            if tag == "ul" and javadoc_layout_list(self):
+                category = Category.BOUNDARY  # its items, outside any list, are boundaries too
+            elif tag == "div" and self.boilerplate and self.sup < 0 and javadoc_breadcrumb(self):
+                self.boundary()
+                self.suppress(tag, "boilerplate")
+                return
         if self.doxygen and has_attributes and self.sup < 0 and tag in DOXYGEN_BLOCKS:
             found = doxygen_block(self, tag)
             if found is None:

@@ -154,7 +154,11 @@ heading, and each row of its member lists (``table.memberdecls``) is one paragra
 group headings opening sections. On javadoc's (its generator comment or tag), the lists
 that lay the page out (``ul.blockList``, ``ul.blockListLast``; ``ul.summary-list``,
 ``ul.details-list``, ``ul.member-list``, ``ul.block-list``) are plain blocks, not lists,
-so the headings inside them open sections, one per member ("Method Detail › before").
+so the headings inside them open sections, one per member ("Method Detail › before");
+with ``remove_boilerplate``, a type's module and package lines above its title
+(``div.sub-title``, ``div.subTitle``) are boilerplate, and its generated index and lists
+of all classes and packages (by their ``<title>``: "Index", "A-Index", "All Classes",
+"All Packages") keep no content, as Sphinx's indexes.
 
 Malformed markup is read the way HTML recovers it, approximately: implied end tags (a new
 ``p``, ``li``, ``dt``/``dd``, ``tr``, ``td``), unclosed and misnested elements closed by
@@ -230,8 +234,10 @@ __all__ = ["HtmlNormalizer"]
 #      with its "Subsections" label) are navigation.
 # v30: nav elements and an article's footer are boilerplate inside the main region too;
 #      Docusaurus's a.hash-link is a permalink mark.
+# v31: javadoc's module and package lines above a type's title are boilerplate; its
+#      index and lists of all classes and packages keep no content.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 30
+_VERSION = 31
 _MAX_RERUNS = 8
 
 
@@ -300,7 +306,12 @@ class HtmlNormalizer:
                 return _redirect_stub(document, target)
         page = read_page(content)
         builder = self._remove_chrome(content, page)
-        if page.has_main and self.remove_boilerplate and not builder.main_text:
+        if (
+            page.has_main
+            and self.remove_boilerplate
+            and not builder.main_text
+            and not builder.removed_index  # a javadoc listing's main region, left out
+        ):
             # The probe matched no main region that holds text (an empty <main>, or
             # "<main" inside a script): the page does not mark its main content after all.
             # (A discarded draft is released at once, see TreeBuilder.release.)
