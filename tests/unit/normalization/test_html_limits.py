@@ -79,7 +79,11 @@ def test_hidden_list_item_closed_implicitly_ends_its_exclusion() -> None:
 
 
 @pytest.mark.parametrize(
-    "css", ["headerlink", "copiable-anchor", "x anchorjs-link", "header-anchor"]
+    "css",
+    [
+        *("headerlink", "copiable-anchor", "x anchorjs-link", "header-anchor", "hash-link"),
+        *("footnote-backref", "footnote-back", "data-footnote-backref"),
+    ],
 )
 def test_permalink_anchors_are_boilerplate_everywhere(css: str) -> None:
     anchor = f'<a class="{css}" href="#t">¶</a>'
@@ -106,6 +110,25 @@ def test_a_fragment_link_whose_text_is_only_a_mark_is_a_permalink() -> None:
 def test_symbol_permalinks_are_recognised_without_a_class(mark: str) -> None:
     tree = normalize(f'<main><h3>Title<a href="#t">{mark}</a></h3></main>')
     assert texts(tree) == ["Title"]
+
+
+# The links back from a footnote to its reference, as Markdown converters write them.
+FOOTNOTE_BACKLINKS = [
+    '<a href="#fnref1" role="doc-backlink">↩︎</a>',  # Pandoc (its class removed)
+    '<a href="#fnref:2" title="Jump back to footnote 2">&#8617;</a>',  # Python-Markdown
+    '<a href="#user-content-fnref-3" aria-label="Back to reference 3">↩</a>',  # GitHub
+    '<a href="#fnref4">&#x21a9;&#xfe0e;</a>',
+    '<a href="#r5">&uarr;</a>',
+]
+
+
+@pytest.mark.parametrize("backlink", FOOTNOTE_BACKLINKS)
+def test_a_footnotes_link_back_to_its_reference_is_a_mark(backlink: str) -> None:
+    # GitHub's rendering of Node.js's webcrypto.md ended its footnotes in "↩", "↩2" …
+    source = f'<main><ol><li id="fn1"><p>The note. {backlink}</p></li></ol></main>'
+    tree = normalize(source)
+    assert texts(tree) == ["1. The note."]
+    assert excluded(tree, "boilerplate") == [backlink]
 
 
 @pytest.mark.parametrize(

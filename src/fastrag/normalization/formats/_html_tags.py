@@ -169,9 +169,13 @@ NAV_RELS: frozenset[str] = frozenset(
 
 # Classes of permalink anchors that documentation generators put after headings and terms
 # (a "¶" or "#"): Sphinx/MkDocs, Texinfo, AnchorJS, markdown-it-anchor/VuePress, and
-# Docusaurus (``a.hash-link``, whose text is a zero-width space).
+# Docusaurus (``a.hash-link``, whose text is a zero-width space); and the links back from
+# a footnote to its references ("↩", "↩²" …): Python-Markdown's and markdown-it's
+# ``footnote-backref``, Pandoc's ``footnote-back``, GitHub's and remark's
+# ``data-footnote-backref``.
 PERMALINK_CLASSES: frozenset[str] = frozenset(
     {"headerlink", "copiable-anchor", "anchorjs-link", "header-anchor", "hash-link"}
+    | {"footnote-backref", "footnote-back", "data-footnote-backref"}
 )
 
 # HTML's inter-element whitespace (not Unicode whitespace: U+00A0 is text).
@@ -218,13 +222,15 @@ def attribute(attrs: list[tuple[str, str | None]], name: str) -> str | None:
 # ``<a class="mark" href="#path" id="path">#</a>``; GitHub, Hugo and hand-written pages have
 # their own spellings): a link to an in-page fragment whose whole content is one of the
 # marks generators use ("#", "¶", "§", "🔗", "⚓", Doxygen's "◆" before every member's
-# title, raw or as a character reference, maybe with no-break spaces), followed at once by
-# its end tag. Recognised by that shape rather than by class names, so a heading
-# wrapped in a self-link (``<a href="#x">Title</a>``) or a footnote reference ("1", "*")
-# never matches.
+# title; and the "↩" or "↑" back from a footnote to its reference, which Pandoc,
+# Python-Markdown, markdown-it and GitHub put after every footnote; raw or as a character
+# reference, maybe with a variation selector or no-break spaces), followed at once by its
+# end tag. Recognised by that shape rather than by class names, so a heading wrapped in a
+# self-link (``<a href="#x">Title</a>``) or a footnote reference ("1", "*") never matches.
 _SYMBOL_LINK_TEXT = re.compile(
-    r"[ \t\n\r\f]*(?:[#¶§⚓◆]|\U0001F517|&(?:para|sect|num);"
-    r"|&#(?:182|167|35|9670|x[bB]6|x[aA]7|x23|x25[cC]6);)"
+    r"[ \t\n\r\f]*(?:[#¶§⚓◆↩↑]|\U0001F517|&(?:para|sect|num|larrhk|hookleftarrow|uarr);"
+    r"|&#(?:182|167|35|9670|8617|8593|x[bB]6|x[aA]7|x23|x25[cC]6|x21[aA]9|x2191);)"
+    r"(?:[\ufe0e\ufe0f]|&#(?:6503[89]|x[fF][eE]0[eEfF]);)?"
     r"(?:[ \t\n\r\f\xa0]|&nbsp;|&#160;)*</a[ \t\n\r\f]*>",
     re.IGNORECASE,
 )

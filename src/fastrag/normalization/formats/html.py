@@ -110,8 +110,10 @@ outside the main content (``<main>``, ``<article>`` or an element with
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
   ``copiable-anchor`` (Texinfo), ``anchorjs-link``, ``header-anchor`` or ``hash-link``
   (Docusaurus, a zero-width space) — the ``¶`` or ``#`` put after headings and terms —
-  and, whatever its class, an ``<a>`` to an in-page ``#fragment`` whose whole text is
-  one such mark (``#``, ``¶``, ``§``, ``🔗``, ``⚓``), e.g. Node.js's
+  or ``footnote-backref``, ``footnote-back``, ``data-footnote-backref`` (the "↩" back
+  from a footnote, Python-Markdown, Pandoc, GitHub); and, whatever its class, an
+  ``<a>`` to an in-page ``#fragment`` whose whole text is one such mark (``#``, ``¶``,
+  ``§``, ``🔗``, ``⚓``, ``◆``, ``↩``, ``↑``), e.g. Node.js's
   ``<a class="mark" href="#path">#</a>``;
 * site navigation, anywhere: breadcrumb trails (a class or ``aria-label`` naming one),
   Sphinx's "Indices and tables" section, docutils' ``.. contents::`` (``nav.contents``,
@@ -236,8 +238,10 @@ __all__ = ["HtmlNormalizer"]
 #      Docusaurus's a.hash-link is a permalink mark.
 # v31: javadoc's module and package lines above a type's title are boilerplate; its
 #      index and lists of all classes and packages keep no content.
+# v32: a footnote's link back to its reference ("↩", by class or as a bare mark) is a
+#      permalink mark.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 31
+_VERSION = 32
 _MAX_RERUNS = 8
 
 
