@@ -5,6 +5,10 @@ tokenizer may be arbitrary). Each planned chunk is rendered and its complete emb
 text counted exactly once. The rare chunk over ``max_tokens`` is repaired alone: the
 longest prefix of its atoms that fits is found by bisection on exact counts (each probe
 a chunk-sized text, O(log n) probes), emitted, and the rest is handled the same way.
+A rest under ``min_preferred_tokens`` that the next plan continues (the same block: the
+plan's estimate of a dense stretch fell short) is not emitted alone but joins that plan;
+and where a repair would emit such a small chunk before the rest of its block, the next
+atom is cut so that its first piece can join it.
 Headings travel with the atom after them; a run of headings that overflows by itself
 (nothing between them) is cut between headings rather than refused. An
 atom that cannot fit even alone — with its heading path, table header or code fence —
