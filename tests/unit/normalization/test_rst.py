@@ -439,6 +439,24 @@ def test_refused_and_failed_directives() -> None:
     assert image.text == ".. image::"
 
 
+def test_a_refused_directive_in_a_substitution_definition_is_excluded_whole() -> None:
+    # READMEs define line breaks so: ".. |br| raw:: html". docutils dropped the definition
+    # (only inline content may stand there), and its first line ran into the paragraph
+    # before it while its HTML became a paragraph of its own.
+    definition = ".. |br| raw:: html\n\n   <br />"
+    tree = normalize(f"Text |br| here.\n\n{definition}\n\nAfter.\n")
+    assert [node.text for node in kinds(tree, "paragraph")] == ["Text |br| here.", "After."]
+    assert excluded(tree, "directive") == [definition]
+    assert tree.diagnostics == (
+        "offset 17: 'raw' directive refused (no file, URL or raw access); its source is excluded",
+    )
+    # A text substitution in the same document still shows in titles.
+    titled = normalize(
+        f"|name| guide\n============\n\n{definition}\n\n.. |name| replace:: Widget\n"
+    )
+    assert [node.text for node in kinds(titled, "heading")] == ["Widget guide"]
+
+
 def test_text_docutils_drops_is_kept_never_excluded() -> None:
     source = ".. comment\n\n+-----+\n| bad |\n+--+\n\nInconsistent\n~~~~~~~~~~~~\n\nA\n=\n"
     tree = normalize(source)
@@ -467,7 +485,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v12"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v13"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

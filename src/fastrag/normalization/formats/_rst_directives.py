@@ -119,13 +119,19 @@ class AdapterNodes:
         class fr_flat(nodes.General, nodes.Element):  # type: ignore[misc,name-defined]  # noqa: N801
             """Source past a limit, kept as one block of text."""
 
+        class fr_inline_marker(nodes.Inline, nodes.Element):  # type: ignore[misc,name-defined]  # noqa: N801
+            """The marker of a directive in a substitution definition (``.. |br| raw::
+            html``): docutils keeps only inline content there, and without it drops the
+            definition, whose source then ran into the paragraph before it."""
+
         self.nodes = nodes
         self.directive: Any = fr_directive
         self.flat: Any = fr_flat
         self._marker: Any = fr_marker
+        self._inline_marker: Any = fr_inline_marker
 
-    def marker(self, name: str, role: str, argument: str = "") -> Any:
-        node = self._marker()
+    def marker(self, name: str, role: str, argument: str = "", *, inline: bool = False) -> Any:
+        node = self._inline_marker() if inline else self._marker()
         node.fr_name, node.fr_role, node.fr_argument = name, role, argument
         return node
 
@@ -232,7 +238,11 @@ def _build(
         role = "markup"
 
         def run(self) -> list[Any]:
-            return [adapter_nodes.marker(self.name, self.role, " ".join(self.arguments))]
+            # Inside a substitution definition the marker must be inline (see
+            # AdapterNodes): the state docutils parses its contents with says so.
+            inline = type(self.state).__name__ == "SubstitutionDef"
+            argument = " ".join(self.arguments)
+            return [adapter_nodes.marker(self.name, self.role, argument, inline=inline)]
 
     class Refused(Markup):
         role = "refused"

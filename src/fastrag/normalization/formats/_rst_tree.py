@@ -364,6 +364,11 @@ class _Mapper:
             # A figure keeps its caption, so it stays.
             self.exclude(frame, dnode, start, end, "markup")
             return None
+        if tag == "substitution_definition" and dnode.children:
+            inner = dnode.children[0]
+            if inner.tagname == "fr_inline_marker":  # ``.. |br| raw:: html``: refused
+                self.marker(frame, inner, start, end)
+                return None
         if tag == "substitution_definition" and any(
             normalize_name(name) in self.image_substitutions for name in dnode.get("names", ())
         ):
