@@ -35,6 +35,10 @@ def page(name: str) -> str:
                 "Tip",
                 "Use a virtual environment.",
                 "pip install mkdocs-material",
+                "Latest",
+                "1.x",
+                "Install the latest version.",
+                "Install the old version.",
                 "Last update: May 1, 2023",
             ],
         ),
@@ -116,3 +120,15 @@ def test_docusaurus_hash_links_leave_headings_clean() -> None:
         run.startswith('<a href="#requirements" class="hash-link"')
         for run in excluded(tree, "boilerplate")
     )
+
+
+def test_the_labels_of_a_tabbed_set_are_paragraphs_other_labels_stay_inline() -> None:
+    # PyMdown's tabbed sets (MkDocs Material) put their labels side by side with nothing
+    # between them: "Latest1.x", "Python 3.10+Python 3.8+" on FastAPI's pages.
+    labels = (
+        '<div class="tabbed-labels"><label for="__tabbed_1_1">Latest</label>'
+        '<label for="__tabbed_1_2">1.x</label></div>'
+    )
+    assert texts(normalize(f"<main>{labels}<p>Text.</p></main>")) == ["Latest", "1.x", "Text."]
+    form = '<main><p>Name: <label for="n">First</label> <input id="n"></p></main>'
+    assert texts(normalize(form)) == ["Name: First"]

@@ -325,7 +325,8 @@ class TreeBuilder(BlockTree, Tokenizer):
 
     def handle_element(self, tag: str, has_attributes: bool, start: int, text: str) -> None:
         if tag in _CATEGORY or (
-            has_attributes and self.main == 0 and self.sup < 0 and self.boilerplate
+            has_attributes
+            and ((self.main == 0 and self.sup < 0 and self.boilerplate) or tag == "label")
         ):
             Tokenizer.handle_element(self, tag, has_attributes, start, text)
             return
@@ -360,6 +361,14 @@ class TreeBuilder(BlockTree, Tokenizer):
                 return
             if has_attributes and self.doxygen and self.sup < 0 and doxygen_line_number(self, tag):
                 return
+            if tag == "label" and has_attributes and self.owner is None and self.sup < 0:
+                label_attrs = self.attributes()
+                if (attribute(label_attrs, "for") or "").startswith("__tabbed_"):
+                    # A tab's label in a PyMdown tabbed set (MkDocs Material): the
+                    # labels stand side by side without a space between them in the
+                    # source ("Latest1.x"), so each is a paragraph of its own.
+                    START[Category.PARA](self, tag, label_attrs)
+                    return
             self.push_inline(tag)
             return
         if self.javadoc_listing and category == Category.MAIN and self.boilerplate:

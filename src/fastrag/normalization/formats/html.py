@@ -43,7 +43,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   ``pre`` in a heading) are flattened into the leaf's text; rowspan/colspan are not
   modelled. A table with a heading or another table in a cell lays out the page rather
   than holding data: it keeps the rows read so far and the rest of it is read like a
-  ``div`` (so old table-layout pages still get sections, code and lists).
+  ``div`` (so old table-layout pages still get sections, code and lists). The labels of
+  a PyMdown tabbed set (``<label for="__tabbed_1_1">``, MkDocs Material), side by side
+  with nothing between them in the source, are each a paragraph.
 * Serialization map: equal-length runs map offsets one to one — the display equals the
   source except that a single whitespace character shows as a space; other runs (a
   decoded reference, a collapsed whitespace run) map their ends only. Display text in no
@@ -240,8 +242,9 @@ __all__ = ["HtmlNormalizer"]
 #      index and lists of all classes and packages keep no content.
 # v32: a footnote's link back to its reference ("↩", by class or as a bare mark) is a
 #      permalink mark.
+# v33: the labels of a PyMdown tabbed set (for="__tabbed_…") are paragraphs.
 _PARSER = "html.parser-3.11.7"
-_VERSION = 32
+_VERSION = 33
 _MAX_RERUNS = 8
 
 
