@@ -403,6 +403,25 @@ def test_mdx_imports_and_container_fences_are_markup_heading_attributes_leave_ti
     ]
 
 
+def test_container_fences_around_text_without_blank_lines_are_markup_a_title_stays() -> None:
+    # Docusaurus and MyST allow the content right under the opening line: the fence lines
+    # were the paragraph's first and last lines (":::tip Before you start" … ":::").
+    source = (
+        "# Guide\n\n:::tip Before you start\nInstall the CLI first.\n:::\n\n"
+        ":::{warning}\nMyST body.\n:::\n\n:::note\nNo closing line here.\n\n"
+        "A line with ::: inside\n:::\n"
+    )
+    tree = normalize(source)
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "Before you start\nInstall the CLI first.",
+        "MyST body.",
+        "No closing line here.",
+        "A line with ::: inside",
+    ]
+    assert excluded(tree, "markup") == [":::tip ", ":::", ":::{warning}", ":::", ":::note", ":::"]
+    assert tree.validate() is tree
+
+
 def test_myst_navigation_and_autodoc_fences_are_markup_other_fences_stay() -> None:
     source = (
         "# Docs\n\n```{toctree}\n:hidden:\n\ninstallation\nusage\n```\n\nText.\n\n"

@@ -107,6 +107,13 @@ _MDX_IMPORTS = re.compile(
 # ``:::{note}``) standing alone as paragraphs: syntax around the content, which stays.
 # A fence line with a title after the name ("::: warning Heads up") is kept.
 _CONTAINER_FENCE = re.compile(rb"[ \t]*:{3,}[ \t]*(?:\{?[\w-]+\}?)?[ \t\r\n]*")
+# The same fence lines at the edges of a paragraph with text between them: Docusaurus and
+# MyST let a container's content follow its opening line directly (":::tip Title" then
+# the text, ":::" under it). The opening marker goes (a title after it stays, the
+# paragraph starting there); a closing line, whatever opened the container, ends the
+# paragraph before it.
+_OPENING_FENCE = re.compile(rb"[ \t]*:{3,}[ \t]*(?:\{[\w-]+\}|[\w-]+)[ \t]*")
+_CLOSING_FENCE = re.compile(rb"(?:\r\n?|\n)([ \t]*:{3,})[ \t]*(?:\r\n?|\n)?[ \t\r\n]*\Z")
 # First bytes of those paragraphs: "(", "[", "<" (inline HTML tags only: the
 # ``<a id="1.95-Language"></a>`` anchors above headings of READMEs and changelogs),
 # "i" (an MDX import), ":" (a container fence), or indentation before one.
@@ -184,6 +191,7 @@ class Walker:
     __slots__ = (
         "block_depth",
         "children",
+        "closing_fence",
         "collecting",
         "cursor",
         "data",
@@ -259,6 +267,9 @@ class Walker:
         self.link_sink: list[Any] | None = None
         self.collecting = False  # a heading or link wants the inline text
         self.table_cells = 0
+        # A container's closing fence line at the end of the open paragraph (see
+        # _fenced_paragraph): the leaf ends before it, the line is markup.
+        self.closing_fence: tuple[int, int] | None = None
 
     # -- ownership -------------------------------------------------------------------
 
@@ -434,12 +445,20 @@ class Walker:
         lone in-page link (``navigation``). Each starts with "<", "(", "[", "i" or ":"
         (after at most an indentation), so other paragraphs — nearly all — are passed
         over on one byte."""
-        if start >= self.size or self.data[start] not in _MARKUP_PARAGRAPH_STARTS:
+        if start >= self.size:
+            return False
+        data = self.data
+        if data.find(b":::", end - 8, end) >= 0:  # maybe a container's closing line
+            closing = _CLOSING_FENCE.search(data, start, end)
+            if closing is not None:
+                self.closing_fence = (closing.start(1), closing.end(1))
+        if data[start] not in _MARKUP_PARAGRAPH_STARTS:
             return False
         return (
             self._excluded_block(start, end, _TAGS_ONLY, "markup")
             or self._excluded_block(start, end, _MYST_TARGET, "markup")
             or self._excluded_block(start, end, _CONTAINER_FENCE, "markup")
+            or self._fenced_paragraph(start, end)
             or (not self.block_depth and self._excluded_block(start, end, _MDX_IMPORTS, "markup"))
             or self._excluded_block(start, end, _BADGES_ONLY, "badges")
             or (
@@ -450,6 +469,24 @@ class Walker:
                 )
             )
         )
+
+    def _fenced_paragraph(self, start: int, end: int) -> bool:
+        """Exclude the container fence lines at the edges of the paragraph ``[start,
+        end)`` (see ``_OPENING_FENCE``); always False: the paragraph opens, shorter."""
+        data = self.data
+        start = max(start, self.cursor)
+        line_end = data.find(b"\n", start, end)
+        if line_end < 0:
+            return False
+        opening = _OPENING_FENCE.match(data, start, line_end)
+        if opening is None or not data[line_end:end].strip():
+            return False  # not a fence, or a fence line alone (a title stays with it)
+        self.fill(start)
+        self.exclude(start, opening.end(), "markup")
+        self.cursor = opening.end()
+        if not data[opening.end() : line_end].strip():  # no title: the line end goes too
+            self.fill(line_end + 1)
+        return False
 
     def tags_only(self, start: int, end: int) -> bool:
         """Exclude the HTML block ``[start, end)`` as ``markup`` if it shows no text."""
@@ -496,11 +533,22 @@ class Walker:
         node = self.nodes[index]
         start = node.start
         end = min(max(end, start, self.cursor), self.size)
-        core_end = start + len(self.data[start:end].rstrip())
+        fence = self.closing_fence
+        if fence is not None:
+            self.closing_fence = None
+            if not start < fence[0] < fence[1] <= end:
+                fence = None
+        core_end = start + len(self.data[start : end if fence is None else fence[0]].rstrip())
         if core_end > start:
             self.units += (start, core_end, index)
             self.last_end = core_end
-        if core_end < end:
+        if fence is not None:
+            if core_end < fence[0]:
+                self.exclude(core_end, fence[0], "whitespace")
+            self.exclude(fence[0], fence[1], "markup")
+            if fence[1] < end:
+                self.exclude(fence[1], end, "whitespace")
+        elif core_end < end:
             self.exclude(core_end, end, "whitespace")
         node.end = core_end
         self.cursor = end

@@ -76,7 +76,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   other fences stay code blocks.
 * MDX's imports (``import Tabs from '@theme/Tabs';`` lines, a paragraph of nothing else
   at the top level) and a container's fence lines alone in their paragraph (``:::tip``,
-  ``:::``, ``:::{note}``; the content between stays) are excluded as ``markup``. A
+  ``:::``, ``:::{note}``; the content between stays) are excluded as ``markup``; so are
+  such lines at the edges of a paragraph when the text follows without a blank line
+  (Docusaurus, MyST): the opening marker (a title after it stays and starts the
+  paragraph) and a closing ``:::`` line. A
   heading's attribute list (``## Requirements {#requirements}``, ``{#id .class}``) is
   left out of its title, not of its source.
 * A MyST target, ``(label)=`` alone in its paragraph (Sphinx cross-reference anchors in
@@ -233,7 +236,9 @@ class MarkdownNormalizer:
     #      ({#id .class}) is not part of its title.
     # v16: a lone in-page link ("[⬆ back to top](#top)") and HTML blocks that only move
     #      within the page (a <details> table of contents, "(back to top)") are navigation.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v16+{HtmlNormalizer.identity}"
+    # v17: container fence lines at the edges of a paragraph (":::tip Title" over the
+    #      text, ":::" under it) are markup; the title stays.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v17+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
