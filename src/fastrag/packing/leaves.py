@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Final, NamedTuple
 
 from fastrag.normalization.model import NormalizedDocument, NormalizedNode, Units
@@ -354,7 +355,12 @@ class _Assembler:
             # ``isspace`` holds exactly where ``strip`` leaves nothing, without a copy.
             pure, blank = True, not text or text.isspace()
         else:
-            pure = all(run[4] in _VERBATIM for run in runs)
+            # Verbatim and contiguous: two verbatim runs of one node may stand on either
+            # side of an excluded comment or script ("Hello<!-- x --> world"), and a
+            # slice from the first to the second would show it.
+            pure = all(run[4] in _VERBATIM for run in runs) and all(
+                previous[3] == run[2] for previous, run in pairwise(runs)
+            )
             blank = not any(text[r[0] : r[1]].strip() for r in runs if r[4] in RETAINED)
         refinements = self.refinements
         return Block(

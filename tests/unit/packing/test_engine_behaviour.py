@@ -554,3 +554,21 @@ def test_a_repair_leaves_no_small_rest_when_the_block_goes_on(
         if "line" not in content
     ]
     assert dense and min(dense) >= config.min_preferred_tokens, counts
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "<p>Hello<!-- a secret note --> world, this is text.</p>",
+        "<p>Hello<script>track()</script> world, this is text.</p>",
+        '<title>x<script>var s = "<h1>no</h1>";</script> pear  ',  # found by hypothesis
+    ],
+)
+def test_an_excluded_comment_or_script_inside_a_paragraph_stays_out_of_its_chunk(
+    source: str,
+) -> None:
+    # Two verbatim runs on either side of the exclusion made the block look like one
+    # source slice, and a chunk of it alone was that slice, comment or script included.
+    ((content, metadata),) = packed(source, "html", target_tokens=200, max_tokens=300)
+    assert "<!--" not in content and "<script>" not in content
+    assert [run[4] for run in metadata["serialization_map"]] == ["source", "source"]
