@@ -1,8 +1,8 @@
 """HtmlNormalizer on the page layouts of popular documentation themes.
 
-Each fixture is a real theme's markup (MkDocs Material 9, Docusaurus 3, Sphinx's Read the
-Docs theme, Furo), cut down to one short page: what must come out is the page's own
-text, with its first chunk under its title.
+Each fixture is a real theme's markup (MkDocs Material 9, Docusaurus 3, Sphinx's Read
+the Docs theme, Alabaster and Furo), cut down to one short page: what must come out is
+the page's own text, with its first chunk under its title.
 """
 
 from __future__ import annotations
@@ -67,6 +67,17 @@ def page(name: str) -> str:
             ],
         ),
         (
+            "sphinx_alabaster",
+            [
+                "Quickstart",
+                "Eager to get started? This page gives a good introduction in how to get "
+                "started with Requests.",
+                "Make a Request",
+                "Making a request with Requests is very simple.",
+                ">>> import requests",
+            ],
+        ),
+        (
             "furo",
             [
                 "Quickstart",
@@ -82,7 +93,9 @@ def test_a_themes_page_gives_its_own_text(name: str, expected: list[str]) -> Non
     assert texts(normalize(page(name))) == expected
 
 
-@pytest.mark.parametrize("name", ["mkdocs_material", "docusaurus", "sphinx_rtd", "furo"])
+@pytest.mark.parametrize(
+    "name", ["mkdocs_material", "docusaurus", "sphinx_rtd", "sphinx_alabaster", "furo"]
+)
 def test_a_themes_page_is_one_chunk_under_its_title(name: str) -> None:
     source = page(name)
     chunker = StructureAwareChunker(cache=False)
