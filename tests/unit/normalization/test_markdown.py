@@ -895,6 +895,12 @@ def test_an_html_heading_block_is_a_heading_that_opens_a_section() -> None:
         "lang | lang ",  # a 400-character "heading" is a banner
     ]
     assert '<h1><img src="banner.png"></h1>' in excluded(tree, "markup")
+    # A title written as plain text is owned alone, its tags markup: the chunk shows
+    # "Install", not "<h2>Install</h2>".
+    assert owned(tree, headings[1]) == ["Install"]
+    assert owned(tree, headings[2]) == ["inside an item"]
+    assert "<h2>" in excluded(tree, "markup") and "</h2>" in excluded(tree, "markup")
+    assert tree.validate() is tree
 
 
 def test_equal_attributes_share_one_mapping() -> None:

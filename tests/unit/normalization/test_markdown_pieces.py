@@ -245,3 +245,17 @@ def test_a_document_read_in_pieces_keeps_no_utf8_copy_of_itself() -> None:
     assert tree.content is text
     assert len([node for node in tree.nodes if node.kind == "heading"]) == 200
     _same(tree, _normalize(text[:], None))
+
+
+def test_a_label_defined_three_times_is_three_definitions_whole_or_in_pieces() -> None:
+    # Found by the property test: each pyromark pass reports a label once, so the third
+    # definition was kept as a paragraph by the whole parse ("no parsed block covers the
+    # source") while reading the pieces one at a time found it.
+    definition = "[ref]: https://example.org/ref 'Title'"
+    text = f"{definition}\n\n# Title\n\n{definition}\n\n{definition}\n\n"
+    whole = _normalize(text, None)
+    assert [e.span.slice(text) for e in whole.exclusions if e.reason == "link_definition"] == [
+        definition
+    ] * 3
+    assert not whole.diagnostics
+    _same(_normalize(text, 1), whole)

@@ -107,6 +107,8 @@ _MDX_IMPORTS = re.compile(
 # ``:::{note}``) standing alone as paragraphs: syntax around the content, which stays.
 # A fence line with a title after the name ("::: warning Heads up") is kept.
 _CONTAINER_FENCE = re.compile(rb"[ \t]*:{3,}[ \t]*(?:\{?[\w-]+\}?)?[ \t\r\n]*")
+_RESCANS: Final = 32
+"""Passes over a stretch of repeated link definitions (see ``Walker.top_level``)."""
 # The same fence lines at the edges of a paragraph with text between them: Docusaurus and
 # MyST let a container's content follow its opening line directly (":::tip Title" then
 # the text, ":::" under it). The opening marker goes (a title after it stays, the
@@ -191,7 +193,6 @@ class Walker:
     __slots__ = (
         "block_depth",
         "children",
-        "closing_fence",
         "collecting",
         "cursor",
         "data",
@@ -222,6 +223,7 @@ class Walker:
         "stack",
         "table_cells",
         "top_start",
+        "trailing_markup",
         "units",
     )
 
@@ -267,9 +269,9 @@ class Walker:
         self.link_sink: list[Any] | None = None
         self.collecting = False  # a heading or link wants the inline text
         self.table_cells = 0
-        # A container's closing fence line at the end of the open paragraph (see
-        # _fenced_paragraph): the leaf ends before it, the line is markup.
-        self.closing_fence: tuple[int, int] | None = None
+        # Markup the open leaf ends before, ``[start, end)``: a container's closing fence
+        # line under a paragraph (see _fenced_paragraph), an HTML heading's end tag.
+        self.trailing_markup: tuple[int, int] | None = None
 
     # -- ownership -------------------------------------------------------------------
 
@@ -315,23 +317,34 @@ class Walker:
         """Exclude the link definitions in a document-level gap; keep anything else.
 
         Definitions are located by pyromark itself, over the whole text once (on the
-        first such gap), then over any stretch still uncovered: the whole-text pass
-        reports a repeated label only once. Source no block claims and no definition
-        covers, which a parser quirk can leave (pulldown-cmark drops a line after
-        "indented code, space, CR"), is kept as a paragraph with a diagnostic rather
-        than silently excluded.
+        first such gap), then over any stretch still uncovered, again while a pass finds
+        some (at most ``_RESCANS``): each pass reports a repeated label only once.
+        Source no block claims and no definition covers, which a parser quirk can leave
+        (pulldown-cmark drops a line after "indented code, space, CR"), is kept as a
+        paragraph with a diagnostic rather than silently excluded.
         """
         if self.definitions is None:
             self.definitions = self.find_definitions(0, self.size)
             self.definition_starts = [span[0] for span in self.definitions]
         index = bisect_left(self.definition_starts, start)
 
-        def uncovered(gap_start: int, gap_end: int) -> None:
+        def uncovered(gap_start: int, gap_end: int, depth: int = 0) -> None:
             if self.data[gap_start:gap_end].isspace():  # the line end between definitions
                 self.exclude(gap_start, gap_end, "whitespace")
                 return
-            local = self.find_definitions(gap_start, gap_end)
-            self.cover(gap_start, gap_end, local, 0, lambda s, e: self.orphan(s, e, owner))
+            # Each pass reports a label once: a label defined again (and again) in the
+            # stretch is found by the next pass over what is still uncovered. Passes
+            # are capped (hostile input: thousands of one label), the rest kept.
+            local = self.find_definitions(gap_start, gap_end) if depth < _RESCANS else []
+            self.cover(
+                gap_start,
+                gap_end,
+                local,
+                0,
+                (lambda s, e: uncovered(s, e, depth + 1))
+                if local
+                else (lambda s, e: self.orphan(s, e, owner)),
+            )
 
         self.cover(start, end, self.definitions, index, uncovered)
 
@@ -451,7 +464,7 @@ class Walker:
         if data.find(b":::", end - 8, end) >= 0:  # maybe a container's closing line
             closing = _CLOSING_FENCE.search(data, start, end)
             if closing is not None:
-                self.closing_fence = (closing.start(1), closing.end(1))
+                self.trailing_markup = (closing.start(1), closing.end(1))
         if data[start] not in _MARKUP_PARAGRAPH_STARTS:
             return False
         return (
@@ -533,9 +546,9 @@ class Walker:
         node = self.nodes[index]
         start = node.start
         end = min(max(end, start, self.cursor), self.size)
-        fence = self.closing_fence
+        fence = self.trailing_markup
         if fence is not None:
-            self.closing_fence = None
+            self.trailing_markup = None
             if not start < fence[0] < fence[1] <= end:
                 fence = None
         core_end = start + len(self.data[start : end if fence is None else fence[0]].rstrip())

@@ -118,9 +118,16 @@ is a banner (a README's language bar, a paragraph of links), not a name for its
 section."""
 
 
-def _html_heading(walker: Walker, start: int, end: int) -> tuple[int, str] | None:
-    """``(level, title)`` when the HTML block ``[start, end)`` is one heading element
-    with readable text (tags dropped, entities decoded, whitespace collapsed)."""
+def _html_heading(
+    walker: Walker, start: int, end: int
+) -> tuple[int, str, tuple[int, int, int] | None] | None:
+    """``(level, title, plain)`` when the HTML block ``[start, end)`` is one heading
+    element with readable text (tags dropped, entities decoded, whitespace collapsed).
+
+    ``plain``: where the content starts and ends and the end tag ends, when the title is
+    the element's content exactly as written. Its tags are then excluded as markup and
+    the heading leaf owns the title alone: a README's ``<h1 align="center">Rocket</h1>``
+    was chunk text with its tags."""
     match = _HTML_HEADING.fullmatch(walker.data, start, end)
     if match is None:
         return None
@@ -128,7 +135,10 @@ def _html_heading(walker: Walker, start: int, end: int) -> tuple[int, str] | Non
     title = " ".join(html.unescape(_HTML_TAG.sub(" ", inner)).split())
     if not title or len(title) > TITLE_MAX:
         return None
-    return int(match.group(1)), title
+    if title != inner:
+        return int(match.group(1)), title, None
+    tag_end = start + len(match.group(0).rstrip())
+    return int(match.group(1)), title, (match.start(2), match.end(2), tag_end)
 
 
 def _start_html(walker: Walker, tag: Any, start: int) -> None:
@@ -224,9 +234,14 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
             return
         heading = _html_heading(walker, start, end)
         if heading is not None:
-            level, title = heading
+            level, title, plain = heading
             if walker.block_depth == 0:
                 walker.open_section(start, level)
+            if plain is not None:  # the leaf owns the title, its tags are markup
+                walker.fill(start)
+                walker.exclude(max(start, walker.cursor), plain[0], "markup")
+                walker.cursor = plain[0]
+                walker.trailing_markup = (plain[1], plain[2])
             walker.open_leaf("heading", start, level)
             walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it
             return

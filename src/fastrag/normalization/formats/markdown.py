@@ -46,8 +46,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * An HTML block that is one heading element, ``<h1 align="center">Project</h1>`` (how
   READMEs centre their title), is a ``heading`` of that level and opens a section like
   ``# Project``; its ``text`` is the element's readable text (tags dropped, entities
-  decoded), its unit the element's source. Beyond 300 characters of text it is a banner,
-  not a title, and stays an ``html_block``.
+  decoded). When that is the element's content as written, its unit is that content and
+  the tags around it are ``markup`` (the chunk shows "Project"); otherwise its unit is
+  the element's source. Beyond 300 characters of text it is a banner, not a title, and
+  stays an ``html_block``.
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``, and so do
@@ -238,7 +240,10 @@ class MarkdownNormalizer:
     #      within the page (a <details> table of contents, "(back to top)") are navigation.
     # v17: container fence lines at the edges of a paragraph (":::tip Title" over the
     #      text, ":::" under it) are markup; the title stays.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v17+{HtmlNormalizer.identity}"
+    # v18: an HTML heading whose content is its plain title owns the title alone; its
+    #      tags are markup. A label defined three times or more is as many definitions
+    #      (each parser pass reports a label once: stretches are read again).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v18+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
