@@ -122,7 +122,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.texinfo = boilerplate and page.texinfo
         self.doxygen = page.doxygen
         self.javadoc = page.javadoc
-        self.javadoc_listing = page.javadoc_listing
+        self.javadoc_listing = boilerplate and page.javadoc_listing
         self.headless = page.headless
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.main_text = False
@@ -371,17 +371,17 @@ class TreeBuilder(BlockTree, Tokenizer):
                     return
             self.push_inline(tag)
             return
-        if self.javadoc_listing and category == Category.MAIN and self.boilerplate:
-            self.removed_index = True  # see is_generated_index
-            self.boundary()
-            self.suppress(tag, "boilerplate")
+        if self.javadoc_listing and category == Category.MAIN:
+            # A real main region (it marks the page's main content), whose text is
+            # navigation: see is_generated_index.
+            self.main_text = self.removed_index = True
+            self.drop_block(tag)
             return
         if self.javadoc and has_attributes:
             if tag == "ul" and javadoc_layout_list(self):
                 category = Category.BOUNDARY  # its items, outside any list, are boundaries too
             elif tag == "div" and self.boilerplate and self.sup < 0 and javadoc_breadcrumb(self):
-                self.boundary()
-                self.suppress(tag, "boilerplate")
+                self.drop_block(tag)
                 return
         if self.doxygen and has_attributes and self.sup < 0 and tag in DOXYGEN_BLOCKS:
             found = doxygen_block(self, tag)
@@ -434,8 +434,7 @@ class TreeBuilder(BlockTree, Tokenizer):
                 # site's pages, the page's own headings), Docusaurus's "Previous / Next";
                 # and an article's footer ("Edit this page", "Last updated on …"), not a
                 # quotation's (its attribution).
-                self.boundary()
-                self.suppress(tag, "boilerplate")
+                self.drop_block(tag)
                 return
             if self.main == 0 and (attrs or category == Category.CHROME):
                 verdict = self._chrome_verdict(category, tag, attrs)
@@ -447,8 +446,7 @@ class TreeBuilder(BlockTree, Tokenizer):
                         # Excluded or not, a table inside a cell means its table lays out
                         # the page (see end_layout_table).
                         self.end_layout_table()
-                    self.boundary()
-                    self.suppress(tag, "boilerplate")
+                    self.drop_block(tag)
                     return
                 if verdict == 2 and category == Category.BOUNDARY:
                     category = Category.MAIN
@@ -497,6 +495,11 @@ class TreeBuilder(BlockTree, Tokenizer):
         role = attribute(attrs, "role") if attrs else None
         if tag in ("main", "article") or (role is not None and role.strip().lower() == "main"):
             self.conflicts.add(frame.start)
+
+    def drop_block(self, tag: str) -> None:
+        """Exclude the block-level element starting now whole, as boilerplate."""
+        self.boundary()
+        self.suppress(tag, "boilerplate")
 
     def suppress(self, tag: str, reason: str) -> None:
         self.sup = len(self.tags)

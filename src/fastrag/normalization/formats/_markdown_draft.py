@@ -461,45 +461,52 @@ class Walker:
         if start >= self.size:
             return False
         data = self.data
+        if data[start] in _MARKUP_PARAGRAPH_STARTS:
+            if (
+                self._excluded_block(start, end, _TAGS_ONLY, "markup")
+                or self._excluded_block(start, end, _MYST_TARGET, "markup")
+                or self._excluded_block(start, end, _CONTAINER_FENCE, "markup")
+                or (
+                    not self.block_depth
+                    and self._excluded_block(start, end, _MDX_IMPORTS, "markup")
+                )
+                or self._excluded_block(start, end, _BADGES_ONLY, "badges")
+                or (
+                    not self.block_depth
+                    and (
+                        self._excluded_block(start, end, _LINK_BAR, "navigation")
+                        or self._excluded_block(start, end, _IN_PAGE_LINK_ONLY, "navigation")
+                    )
+                )
+            ):
+                return True
+            self._opening_fence(start, end)
         if data.find(b":::", end - 8, end) >= 0:  # maybe a container's closing line
             closing = _CLOSING_FENCE.search(data, start, end)
             if closing is not None:
                 self.trailing_markup = (closing.start(1), closing.end(1))
-        if data[start] not in _MARKUP_PARAGRAPH_STARTS:
-            return False
-        return (
-            self._excluded_block(start, end, _TAGS_ONLY, "markup")
-            or self._excluded_block(start, end, _MYST_TARGET, "markup")
-            or self._excluded_block(start, end, _CONTAINER_FENCE, "markup")
-            or self._fenced_paragraph(start, end)
-            or (not self.block_depth and self._excluded_block(start, end, _MDX_IMPORTS, "markup"))
-            or self._excluded_block(start, end, _BADGES_ONLY, "badges")
-            or (
-                not self.block_depth
-                and (
-                    self._excluded_block(start, end, _LINK_BAR, "navigation")
-                    or self._excluded_block(start, end, _IN_PAGE_LINK_ONLY, "navigation")
-                )
-            )
-        )
+        return False
 
-    def _fenced_paragraph(self, start: int, end: int) -> bool:
-        """Exclude the container fence lines at the edges of the paragraph ``[start,
-        end)`` (see ``_OPENING_FENCE``); always False: the paragraph opens, shorter."""
+    def _opening_fence(self, start: int, end: int) -> None:
+        """Exclude a container's opening fence at the start of the paragraph ``[start,
+        end)`` when text follows it (see ``_OPENING_FENCE``)."""
         data = self.data
         start = max(start, self.cursor)
         line_end = data.find(b"\n", start, end)
         if line_end < 0:
-            return False
+            return
         opening = _OPENING_FENCE.match(data, start, line_end)
         if opening is None or not data[line_end:end].strip():
-            return False  # not a fence, or a fence line alone (a title stays with it)
-        self.fill(start)
-        self.exclude(start, opening.end(), "markup")
-        self.cursor = opening.end()
+            return  # not a fence, or a fence line alone (a title stays with it)
+        self.leading_markup(start, opening.end())
         if not data[opening.end() : line_end].strip():  # no title: the line end goes too
             self.fill(line_end + 1)
-        return False
+
+    def leading_markup(self, start: int, end: int) -> None:
+        """Exclude ``[start, end)`` as ``markup`` before a leaf that opens at ``end``."""
+        self.fill(start)
+        self.exclude(max(start, self.cursor), end, "markup")
+        self.cursor = end
 
     def tags_only(self, start: int, end: int) -> bool:
         """Exclude the HTML block ``[start, end)`` as ``markup`` if it shows no text."""

@@ -37,11 +37,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 __all__ = [
     "PIECE_CHARACTERS",
     "Check",
+    "Definitions",
     "UnsplittableError",
     "definitions",
     "label",
@@ -144,19 +145,44 @@ def label(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+class Definitions(NamedTuple):
+    """What ``definitions`` reads from the pieces' link reference definitions."""
+
+    found: dict[str, tuple[str, str]]
+    """Target and title by label: the first definition of each, as the whole document
+    resolves them."""
+    overrides: list[dict[str, str]]
+    """Per piece, the targets its own definitions must yield to: where an earlier piece
+    defines a label differently, the piece's parse resolves the label to its own
+    definition and the walker corrects it."""
+    spans: list[tuple[int, int]]
+    """Byte spans of every piece's definitions, in order (the walker's
+    ``find_definitions`` over the whole document)."""
+
+
 def definitions(
     read: Callable[[str], Mapping[str, Any]], text: str, starts: list[int]
-) -> tuple[dict[str, tuple[str, str]], list[dict[str, str]]]:
-    """Every piece's link reference definitions by label (the first of each label, as
-    the whole document resolves them), and per piece the targets its own definitions
-    must yield to: where an earlier piece defines a label differently, the piece's
-    parse resolves the label to its own definition and the walker corrects it."""
+) -> Definitions:
+    """Every piece's link reference definitions, read a piece at a time (see
+    ``Definitions``): the parser reads a str as UTF-8, which CPython caches on the str,
+    so reading ``text`` whole would leave it (often the caller's document content)
+    carrying a copy of itself, 1x the input for non-ASCII text, for as long as it lives;
+    a slice's copy goes with the slice. No definition spans two pieces: they are cut
+    between top-level blocks."""
     found: dict[str, tuple[str, str]] = {}
     local_definitions: list[dict[str, tuple[str, str]]] = []
+    spans: list[tuple[int, int]] = []
+    base = 0
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        piece = text[start:end]
         local: dict[str, tuple[str, str]] = {}
-        for written, definition in read(text[start:end]).items():
+        read_here = read(piece).items()
+        for written, definition in read_here:
             local.setdefault(label(written), (definition["dest"], definition["title"] or ""))
+        spans += sorted(
+            (base + item["span"]["start"], base + item["span"]["end"]) for _, item in read_here
+        )
+        base += piece_bytes(piece)
         for name, target in local.items():
             found.setdefault(name, target)
         local_definitions.append(local)
@@ -168,7 +194,12 @@ def definitions(
         }
         for local in local_definitions
     ]
-    return found, overrides
+    return Definitions(found, overrides, spans)
+
+
+def piece_bytes(piece: str) -> int:
+    """The length of ``piece`` in UTF-8."""
+    return len(piece) if piece.isascii() else len(piece.encode("utf-8"))
 
 
 def resolver(found: Mapping[str, tuple[str, str]]) -> Callable[[Any], tuple[str, str] | None]:
@@ -217,7 +248,7 @@ def pieces(
     bounds = [*starts[1:], len(text)]
     for number, (start, end) in enumerate(zip(starts, bounds, strict=True)):
         piece = text[start:end]
-        size = end - start if piece.isascii() else len(piece.encode("utf-8"))
+        size = piece_bytes(piece)
         footnotes.written.append({label(found.group(1)) for found in _FOOTNOTE.finditer(piece)})
         events = parse(piece)
         del piece

@@ -238,9 +238,7 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
             if walker.block_depth == 0:
                 walker.open_section(start, level)
             if plain is not None:  # the leaf owns the title, its tags are markup
-                walker.fill(start)
-                walker.exclude(max(start, walker.cursor), plain[0], "markup")
-                walker.cursor = plain[0]
+                walker.leading_markup(start, plain[0])
                 walker.trailing_markup = (plain[1], plain[2])
             walker.open_leaf("heading", start, level)
             walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it

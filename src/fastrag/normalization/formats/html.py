@@ -313,12 +313,7 @@ class HtmlNormalizer:
                 return _redirect_stub(document, target)
         page = read_page(content)
         builder = self._remove_chrome(content, page)
-        if (
-            page.has_main
-            and self.remove_boilerplate
-            and not builder.main_text
-            and not builder.removed_index  # a javadoc listing's main region, left out
-        ):
+        if page.has_main and self.remove_boilerplate and not builder.main_text:
             # The probe matched no main region that holds text (an empty <main>, or
             # "<main" inside a script): the page does not mark its main content after all.
             # (A discarded draft is released at once, see TreeBuilder.release.)

@@ -325,8 +325,10 @@ class MarkdownNormalizer:
     def _draft_in_pieces(self, text: str, data: bytes, starts: list[int]) -> DraftTree | None:
         """The draft of ``text`` parsed a piece at a time (``_markdown_segments``), or
         None when it must be parsed whole."""
-        find = _definition_finder(self._parser, data, text, starts)
-        found, overrides = segments.definitions(self._parser.reference_definitions, text, starts)
+        found, overrides, spans = segments.definitions(
+            self._parser.reference_definitions, text, starts
+        )
+        find = _definition_finder(self._parser, data, text, spans)
         parser = self._pyromark.Markdown(
             options=self._options, broken_link_callback=segments.resolver(found)
         )
@@ -361,40 +363,26 @@ def _parseable(body: str, base: int, diagnostics: list[str]) -> str:
 
 
 def _definition_finder(
-    parser: Any, data: bytes, parse_text: str, starts: list[int] | None = None
+    parser: Any, data: bytes, parse_text: str, whole: list[tuple[int, int]] | None = None
 ) -> Callable[[int, int], list[tuple[int, int]]]:
     """``build_draft``'s ``find_definitions``: pyromark's link reference definitions.
 
-    ``starts``: the pieces a large document is parsed in (``_markdown_segments``). The
-    whole document's definitions are then read a piece at a time, as its events are: the
-    parser reads a str as UTF-8, which CPython caches on the str, so reading
-    ``parse_text`` whole would leave it (often the caller's document content) carrying a
-    copy of itself, 1x the input for non-ASCII text, for as long as it lives. A slice's
-    copy goes with the slice. No definition spans two pieces: they are cut between
-    top-level blocks."""
+    ``whole``: the whole document's, when the pieces it is parsed in were read already
+    (``segments.definitions``: never the whole str at once)."""
 
     def definitions(start: int, end: int) -> list[tuple[int, int]]:
         if (start, end) != (0, len(data)):
             # Gap bounds lie on character boundaries (ASCII whitespace was trimmed).
-            return _definition_spans(parser, data[start:end].decode(), start)
-        if starts is None:
-            return _definition_spans(parser, parse_text, 0)
-        found: list[tuple[int, int]] = []
-        base = 0
-        for first, last in zip(starts, [*starts[1:], len(parse_text)], strict=True):
-            piece = parse_text[first:last]
-            found += _definition_spans(parser, piece, base)
-            base += last - first if piece.isascii() else len(piece.encode("utf-8"))
-        return found
+            text, base = data[start:end].decode(), start
+        elif whole is not None:
+            return whole
+        else:
+            text, base = parse_text, 0
+        found = parser.reference_definitions(text).values()
+        spans = ((item["span"]["start"], item["span"]["end"]) for item in found)
+        return sorted((base + first, base + last) for first, last in spans)
 
     return definitions
-
-
-def _definition_spans(parser: Any, text: str, base: int) -> list[tuple[int, int]]:
-    """The byte spans of ``text``'s link reference definitions, ``base`` added, sorted."""
-    found = parser.reference_definitions(text).values()
-    spans = ((item["span"]["start"], item["span"]["end"]) for item in found)
-    return sorted((base + first, base + last) for first, last in spans)
 
 
 def _char_map(draft: DraftTree, data: bytes, ascii_only: bool, base: int) -> ByteToChar:
