@@ -35,6 +35,7 @@ from fastrag.normalization.formats._html_frames import (
 )
 from fastrag.normalization.formats._html_generators import (
     DOXYGEN_BLOCKS,
+    GUTTER,
     Page,
     doxygen_block,
     doxygen_line_number,
@@ -123,6 +124,9 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.doxygen = page.doxygen
         self.javadoc = page.javadoc
         self.javadoc_listing = boilerplate and page.javadoc_listing
+        self.doxygen_index = boilerplate and page.doxygen_index
+        self.header_end = page.doxygen_body if boilerplate else 0  # text before it: chrome
+        self.gutter = -1  # where a Doxygen line number's "&#160;" separator starts
         self.headless = page.headless
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.main_text = False
@@ -521,6 +525,16 @@ class TreeBuilder(BlockTree, Tokenizer):
             self.diagnose(f"offset {start}: comment not closed; the rest is a comment")
             self._exclude(start, len(self.content), "comment")
             raise _RestIsExcludedError
+        if start < self.header_end:  # Doxygen's page header (see Page.doxygen_body)
+            self.exclude_chrome(start, end, "boilerplate" if raw.strip(WS) else "whitespace")
+            return
+        if start == self.gutter:  # the rest of a line number: see doxygen_line_number
+            self.gutter = -1
+            self._exclude(start, start + len(GUTTER), "ui_control")
+            start += len(GUTTER)
+            raw = raw[len(GUTTER) :]
+            if not raw:
+                return
         owner = self.owner
         if (  # self.chrome_text(owner), inlined: this runs once per text run
             self.outside_main_is_chrome

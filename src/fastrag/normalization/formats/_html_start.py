@@ -117,7 +117,14 @@ def _start_paragraph(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.end_layout_table()
     # h1-h6; or level 1: a page's title div (Doxygen's), the <title> of a headless page
-    level = int(tag[1]) if tag[0] == "h" and len(tag) == 2 else 1
+    if tag[0] == "h" and len(tag) == 2:
+        level = int(tag[1])
+        if tb.doxygen:
+            # Doxygen's title outranks the page's own headings: a \page's \section is an
+            # <h1> under it ("Special Commands" > "\addtogroup"), a class's groups <h2>.
+            level = min(level + 1, 6)
+    else:
+        level = 1
     # Ends an implicit paragraph (text directly in a div or section before the heading),
     # so that text does not make the heading a leaf of it.
     tb.boundary()
