@@ -227,7 +227,8 @@ def test_a_doxygen_page_with_only_its_title_and_furniture_keeps_no_content() -> 
         )
     )
     assert texts(empty) == ["Demo Documentation"]
-    assert "Doxygen page without content: only its title and furniture" in empty.diagnostics
+    diagnostic = "generated manual page without content: only its title and furniture"
+    assert diagnostic in empty.diagnostics
     search = normalize(
         '<html><head><meta name="generator" content="Doxygen 1.8.16"/></head>'
         '<body class="SRPage"><div id="SRIndex"><div class="SRStatus" id="Loading">Loading...'

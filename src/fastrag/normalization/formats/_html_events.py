@@ -41,6 +41,8 @@ from fastrag.normalization.formats._html_generators import (
     doxygen_line_number,
     javadoc_breadcrumb,
     javadoc_layout_list,
+    rdoc_control,
+    rdoc_method_heading,
 )
 from fastrag.normalization.formats._html_start import START, void_element
 from fastrag.normalization.formats._html_tags import (
@@ -122,6 +124,10 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.rustdoc = boilerplate and page.rustdoc
         self.texinfo = boilerplate and page.texinfo
         self.doxygen = page.doxygen
+        self.rdoc = page.rdoc
+        # Inline elements a generator's rules read (Doxygen's line numbers, RDoc's
+        # controls): never taken as bare text, wherever they stand.
+        self.generator_inline = page.doxygen or page.rdoc
         self.javadoc = page.javadoc
         self.javadoc_listing = boilerplate and page.javadoc_listing
         self.doxygen_index = boilerplate and page.doxygen_index
@@ -330,7 +336,11 @@ class TreeBuilder(BlockTree, Tokenizer):
     def handle_element(self, tag: str, has_attributes: bool, start: int, text: str) -> None:
         if tag in _CATEGORY or (
             has_attributes
-            and ((self.main == 0 and self.sup < 0 and self.boilerplate) or tag == "label")
+            and (
+                (self.main == 0 and self.sup < 0 and self.boilerplate)
+                or tag == "label"
+                or self.generator_inline
+            )
         ):
             Tokenizer.handle_element(self, tag, has_attributes, start, text)
             return
@@ -365,6 +375,8 @@ class TreeBuilder(BlockTree, Tokenizer):
                 return
             if has_attributes and self.doxygen and self.sup < 0 and doxygen_line_number(self, tag):
                 return
+            if has_attributes and self.rdoc and self.sup < 0 and rdoc_control(self, tag):
+                return
             if tag == "label" and has_attributes and self.owner is None and self.sup < 0:
                 label_attrs = self.attributes()
                 if (attribute(label_attrs, "for") or "").startswith("__tabbed_"):
@@ -392,6 +404,14 @@ class TreeBuilder(BlockTree, Tokenizer):
             if found is None:
                 return
             category = found
+        if (
+            self.rdoc
+            and tag == "div"
+            and has_attributes
+            and self.sup < 0
+            and rdoc_method_heading(self)
+        ):
+            category = Category.HEADING  # level RDOC_METHOD_LEVEL (see _start_heading)
         if category == Category.VOID:
             if self.sup < 0:
                 void_element(self, tag)

@@ -21,6 +21,7 @@ from fastrag.normalization.formats._html_frames import (
     HintFrame,
     LinkFrame,
 )
+from fastrag.normalization.formats._html_generators import RDOC_METHOD_LEVEL
 from fastrag.normalization.formats._html_tags import (
     LANGUAGE_CLASS,
     Category,
@@ -123,6 +124,8 @@ def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
             # Doxygen's title outranks the page's own headings: a \page's \section is an
             # <h1> under it ("Special Commands" > "\addtogroup"), a class's groups <h2>.
             level = min(level + 1, 6)
+    elif tb.rdoc and tag == "div":  # an RDoc method's heading (rdoc_method_heading)
+        level = RDOC_METHOD_LEVEL
     else:
         level = 1
     # Ends an implicit paragraph (text directly in a div or section before the heading),

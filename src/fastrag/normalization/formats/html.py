@@ -145,6 +145,10 @@ outside the main content (``<main>``, ``<article>`` or an element with
   again) keep no content, with the diagnostic Sphinx's indexes get, and so does a page
   with nothing but its title (no fallback to its furniture). Its title outranks the
   page's own headings: an ``<h1>`` there is level 2;
+* on RDoc's darkfish pages (its ``rdoc_rel_prefix`` script): the "click to toggle
+  source" in each method's heading is ``ui_control``; the heading itself
+  (``div.method-heading``) is a level-4 heading, and an undocumented class keeps no
+  content, as an empty Doxygen page;
 * self-labels, anywhere: an ``<a>`` to an in-page ``#fragment`` naming the ``div``, ``p``
   or ``span`` that holds the link and nothing else (the Rust Reference's rule
   identifiers, ``<div id="r-abi"><a href="#r-abi">[abi]</a></div>``, before every
@@ -252,7 +256,8 @@ __all__ = ["HtmlNormalizer"]
 _PARSER = "html.parser-3.11.7"
 # v34: Doxygen: its page header, generated indexes, line-number separators; its title
 # outranks the page's headings; an empty page keeps no furniture.
-_VERSION = 34
+# v35: RDoc: method headings, "click to toggle source"; an empty class keeps no furniture.
+_VERSION = 35
 _MAX_RERUNS = 8
 
 
@@ -336,11 +341,12 @@ class HtmlNormalizer:
                     "generated navigation page (an index or a table of contents): no content"
                 )
                 return build_document(document, builder)
-            if page.doxygen:
+            if page.doxygen or page.rdoc:
                 # Its furniture is known by the generator's marks, not guessed: a page with
-                # nothing but its title (an empty main page) is empty, not misread.
+                # nothing but its title (an empty main page, an undocumented class) is
+                # empty, not misread.
                 builder.diagnostics.append(
-                    "Doxygen page without content: only its title and furniture"
+                    "generated manual page without content: only its title and furniture"
                 )
                 return build_document(document, builder)
             everything = self._run(content, False, page, frozenset())
