@@ -42,11 +42,16 @@ class BlockTree(OpenElements):
         self.depth_reported = False
         self.flattened = 0  # open elements flattened past max_depth
         self.nav_lines: set[str] = set()  # texts of the navigation lines excluded so far
+        self.sectioned = False  # a heading has opened a section
 
     def navigation_line(self, block: Block) -> None:
         """A finished paragraph with links that may be a navigation line: all of them
         navigate between pages, or navigation lines were seen (the builder decides
         whether it is chrome; a bare tree keeps it)."""
+
+    def page_title(self) -> str:
+        """The page's ``<title>``, whitespace collapsed ("" for a bare tree)."""
+        return ""
 
     def shows_nothing(self, block: Block) -> None:
         """A finished leaf whose text is only spaces (``<p>&nbsp;</p>``, a blank ``<pre>``):
@@ -225,6 +230,25 @@ def _finish_row(tb: BlockTree, row: Block) -> None:
         )
 
 
+# How a page's <title> joins its own title to the site's or a description:
+# "pattern: interface for the pattern matching", "Guide — Project", "Home | Site".
+_TITLE_SEPARATORS = (": ", " — ", " – ", " - ", " | ", " · ", " :: ")
+
+
+def _names_page(heading: str, title: str) -> bool:
+    """Whether ``heading`` is the page's title: its ``<title>``, alone or beside the
+    site's name or a description."""
+    if not heading or (not title.startswith(heading) and not title.endswith(heading)):
+        return False
+    if title == heading:
+        return True
+    rest_after, rest_before = title[len(heading) :], title[: len(title) - len(heading)]
+    return any(
+        rest_after.startswith(separator) or rest_before.endswith(separator)
+        for separator in _TITLE_SEPARATORS
+    )
+
+
 def _attach_section(tb: BlockTree, heading: Block) -> None:
     """A top-level heading with text opens a section: it closes open sections of the same
     or a deeper level, whatever the element nesting (HTML headings do not nest)."""
@@ -237,6 +261,14 @@ def _attach_section(tb: BlockTree, heading: Block) -> None:
         parent.children.append(heading)
         return
     level = heading.level or 1
+    if not tb.sectioned:
+        tb.sectioned = True
+        if level > 1 and _names_page(" ".join(heading.display().split()), tb.page_title()):
+            # The first heading repeats the page's <title>: it titles the page, above
+            # the headings of its own rank after it (DocBook's reference pages and
+            # gtk-doc's set every heading in <h2>, the title too; so do many
+            # hand-written pages). Level 1: a later <h1> still closes it.
+            level = heading.level = 1
     sections = tb.sections
     while sections and (sections[-1].level or 0) >= level:
         sections.pop().closer = level

@@ -140,6 +140,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.removed_boilerplate = False
         self.removed_index = False  # a generated index left out (see is_generated_index)
         self.title_parts: list[str] = []
+        self.title_text: str | None = None  # page_title(), once asked
         self.title_done = False
         self.outside_headings: list[Block] = []  # top-level headings outside main content
         self.nav_sections: list[Block] = []  # sections that lost a manual's navigation
@@ -208,6 +209,11 @@ class TreeBuilder(BlockTree, Tokenizer):
             block.ustart = start
         block.uend = end
         block.units += 1
+
+    def page_title(self) -> str:
+        if self.title_text is None:
+            self.title_text = " ".join(html.unescape("".join(self.title_parts)).split())
+        return self.title_text
 
     def chrome_text(self, owner: Block | None) -> bool:
         """Whether text shown by ``owner`` here is page chrome: the page marks its main

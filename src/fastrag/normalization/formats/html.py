@@ -19,6 +19,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   <summary><section><h4>pub fn push(…)</h4>``): it ends the summary's paragraph (the
   text before it stays one). A ``summary`` without a heading is a paragraph. Headings
   inside lists, quotes, tables or definitions are ``heading`` leaves without a section.
+  The page's first heading is level 1 when it repeats the ``<title>`` (alone, or beside
+  the site's name or a description: "Assert | Node.js", "pattern: interface for …"):
+  it titles the page, above the headings of its own rank after it (DocBook's reference
+  pages and gtk-doc's set every heading in ``<h2>``, the title too).
   A heading shows a no-break space (U+00A0, ``&nbsp;``) as a space and none at its
   ends, since titles become section paths. The root's ``text`` and
   ``metadata["title"]`` are the ``<title>``.
@@ -257,7 +261,8 @@ _PARSER = "html.parser-3.11.7"
 # v34: Doxygen: its page header, generated indexes, line-number separators; its title
 # outranks the page's headings; an empty page keeps no furniture.
 # v35: RDoc: method headings, "click to toggle source"; an empty class keeps no furniture.
-_VERSION = 35
+# v36: a first heading that repeats the page's <title> is level 1.
+_VERSION = 36
 _MAX_RERUNS = 8
 
 
