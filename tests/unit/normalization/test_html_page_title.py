@@ -72,7 +72,8 @@ def test_the_title_may_name_the_site_or_describe_the_page_too(title: str) -> Non
     ],
 )
 def test_other_first_headings_keep_their_rank(title: str) -> None:
-    tree = normalize(_page(title, REFERENCE))
+    # (Not in a DocBook reference page, whose <title> would head it: see the man page.)
+    tree = normalize(_page(title, REFERENCE.replace('"refentry"', '"article"')))
     assert [row[:2] for row in _outline(tree)[:3]] == [
         (2, "cockpit.js: Raw Channels"),
         (2, "Synopsis"),
@@ -92,3 +93,30 @@ def test_only_the_first_heading_and_a_later_h1_still_closes_it() -> None:
     assert _outline(tree) == [(2, "Intro", ""), (2, "Guide", ""), (1, "Appendix", "")]
     tree = normalize(_page("Guide", "<h2>Guide</h2><p>a</p><h1>Appendix</h1><p>c</p>"))
     assert _outline(tree) == [(1, "Guide", ""), (1, "Appendix", "")]
+
+
+MAN_PAGE = (
+    '<html><head><meta http-equiv="Content-Type" content="text/html; charset=utf-8" />'
+    "<title>aptitude-create-state-bundle</title></head><body>"
+    '<div class="refentry"><div class="titlepage"></div><div class="refnamediv">'
+    "<h2>Name</h2><p>aptitude-create-state-bundle &#8212; bundle the current aptitude "
+    'state</p></div><div class="refsynopsisdiv"><h2>Synopsis</h2><div class="cmdsynopsis">'
+    "<p>aptitude-create-state-bundle [options...] output-file</p></div></div>"
+    '<div class="refsect1"><h2>Options</h2><p>--force-bzip2</p></div></div></body></html>'
+)
+
+
+def test_a_man_pages_title_heads_its_sections() -> None:
+    """DocBook's reference pages (man pages) head no section with the command's name:
+    "Name", "Synopsis", "Options" are all <h2>. The <title> heads them."""
+    tree = normalize(MAN_PAGE)
+    assert _outline(tree) == [
+        (1, "aptitude-create-state-bundle", ""),
+        (2, "Name", "aptitude-create-state-bundle"),
+        (2, "Synopsis", "aptitude-create-state-bundle"),
+        (2, "Options", "aptitude-create-state-bundle"),
+    ]
+    assert tree.metadata["title"] == "aptitude-create-state-bundle"
+    # The same headings outside a reference page keep their rank, and the title its role.
+    plain = normalize(MAN_PAGE.replace('class="refentry"', 'class="article"'))
+    assert [row[:2] for row in _outline(plain)] == [(2, "Name"), (2, "Synopsis"), (2, "Options")]

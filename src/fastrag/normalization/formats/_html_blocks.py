@@ -11,6 +11,7 @@ from __future__ import annotations
 from fastrag.exceptions import NormalizationError
 from fastrag.normalization.formats._html_elements import OpenElements
 from fastrag.normalization.formats._html_frames import BOUNDARY, FLATTENED, Limits
+from fastrag.normalization.formats._html_tags import names_page
 from fastrag.normalization.formats._html_text import (
     CONTAINER,
     FLAT,
@@ -230,25 +231,6 @@ def _finish_row(tb: BlockTree, row: Block) -> None:
         )
 
 
-# How a page's <title> joins its own title to the site's or a description:
-# "pattern: interface for the pattern matching", "Guide — Project", "Home | Site".
-_TITLE_SEPARATORS = (": ", " — ", " – ", " - ", " | ", " · ", " :: ")
-
-
-def _names_page(heading: str, title: str) -> bool:
-    """Whether ``heading`` is the page's title: its ``<title>``, alone or beside the
-    site's name or a description."""
-    if not heading or (not title.startswith(heading) and not title.endswith(heading)):
-        return False
-    if title == heading:
-        return True
-    rest_after, rest_before = title[len(heading) :], title[: len(title) - len(heading)]
-    return any(
-        rest_after.startswith(separator) or rest_before.endswith(separator)
-        for separator in _TITLE_SEPARATORS
-    )
-
-
 def _attach_section(tb: BlockTree, heading: Block) -> None:
     """A top-level heading with text opens a section: it closes open sections of the same
     or a deeper level, whatever the element nesting (HTML headings do not nest)."""
@@ -263,7 +245,7 @@ def _attach_section(tb: BlockTree, heading: Block) -> None:
     level = heading.level or 1
     if not tb.sectioned:
         tb.sectioned = True
-        if level > 1 and _names_page(" ".join(heading.display().split()), tb.page_title()):
+        if level > 1 and names_page(" ".join(heading.display().split()), tb.page_title()):
             # The first heading repeats the page's <title>: it titles the page, above
             # the headings of its own rank after it (DocBook's reference pages and
             # gtk-doc's set every heading in <h2>, the title too; so do many

@@ -133,7 +133,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.doxygen_index = boilerplate and page.doxygen_index
         self.header_end = page.doxygen_body if boilerplate else 0  # text before it: chrome
         self.gutter = -1  # where a Doxygen line number's "&#160;" separator starts
-        self.headless = page.headless
+        self.title_heads = page.title_heads
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.main_text = False
         self.conflicts: set[int] = set()

@@ -46,11 +46,18 @@ hand-written page may use the same class names for anything):
 
 from __future__ import annotations
 
+import html
 import re
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from fastrag.normalization.formats._html_frames import BOUNDARY
-from fastrag.normalization.formats._html_tags import CATEGORY, Category, attribute, marks_main
+from fastrag.normalization.formats._html_tags import (
+    CATEGORY,
+    Category,
+    attribute,
+    marks_main,
+    names_page,
+)
 from fastrag.normalization.formats._html_text import PRE
 
 if TYPE_CHECKING:
@@ -133,8 +140,10 @@ class Page(NamedTuple):
     doxygen_body: int
     """Where Doxygen's output starts (0: unknown); the body before it is page header."""
     rdoc: bool
-    headless: bool
-    """No heading element anywhere (Doxygen's pages aside): its ``<title>`` heads it."""
+    title_heads: bool
+    """Its ``<title>`` heads it as a level-1 heading: it has no heading element anywhere
+    (Doxygen's pages aside), or it is a reference page whose headings are all its
+    sections' (``untitled_reference``)."""
 
 
 def read_page(content: str) -> Page:
@@ -153,8 +162,39 @@ def read_page(content: str) -> Page:
         doxygen_index=doxygen and _DOXYGEN_INDEX.search(content) is not None,
         doxygen_body=body.start() if body is not None else 0,
         rdoc=_RDOC.search(content, 0, _HEAD) is not None,
-        headless=not doxygen and _HEADING_TAG.search(content) is None,
+        title_heads=(not doxygen and _HEADING_TAG.search(content) is None)
+        or untitled_reference(content),
     )
+
+
+_REFENTRY = re.compile(r'<div class="refentry"')
+_REFNAME_HEADING = re.compile(
+    r'<div class="refnamediv"[^>]*>.{0,2000}?<h2[^>]*>(.{0,1000}?)</h2>', re.DOTALL
+)
+_TITLE = re.compile(r"<title[^>]*>(.{0,1000}?)</title>", re.DOTALL | re.IGNORECASE)
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def untitled_reference(content: str) -> bool:
+    """Whether the page is a DocBook reference page (a man page: ``div.refentry``) whose
+    first heading is its "Name" section's, not its title.
+
+    Its every heading is a section's ``<h2>`` ("Name", "Synopsis", "Description" …)
+    and the command it documents is only in the ``<title>``: read by rank alone,
+    every section was top-level, so none merged with its neighbours and none said which
+    command it was about. The title heads the page instead, as on a page without
+    headings. (gtk-doc's reference pages put the title in that first heading: see
+    ``_html_blocks._attach_section``.)"""
+    found = _REFENTRY.search(content)
+    if found is None:
+        return False
+    heading = _REFNAME_HEADING.search(content, found.end())
+    title = _TITLE.search(content, 0, found.start())
+    if heading is None or title is None:
+        return False
+    title_text = " ".join(html.unescape(_TAG.sub("", title.group(1))).split())
+    heading_text = " ".join(html.unescape(_TAG.sub("", heading.group(1))).split())
+    return bool(title_text) and not names_page(heading_text, title_text)
 
 
 def javadoc_layout_list(tb: TreeBuilder) -> bool:

@@ -117,7 +117,7 @@ def _start_paragraph(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
 
 def _start_heading(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     tb.end_layout_table()
-    # h1-h6; or level 1: a page's title div (Doxygen's), the <title> of a headless page
+    # h1-h6; or level 1: a page's title div (Doxygen's), the <title> heading a page
     if tag[0] == "h" and len(tag) == 2:
         level = int(tag[1])
         if tb.doxygen:
@@ -355,10 +355,10 @@ def _start_title(tb: TreeBuilder, tag: str, attrs: Attrs) -> None:
     # Even inside text: HTML reads a <title> in the body as the title too, and text before
     # <html> opens the body (man2html's CGI output starts "Content-type: text/html").
     end = _TITLE_END.search(tb.content, tb.pos) if first and not tb.open.get("svg") else None
-    if end is not None and tb.headless:
+    if end is not None and tb.title_heads:
         # A page without a single heading element (sqlite.org's hand-written pages set
-        # their title in a styled div): its title heads it, so that its chunks have a
-        # heading path. Still the document's title too.
+        # their title in a styled div), or a man page's (Page.title_heads): its title
+        # heads it, so that its chunks have a heading path. Still the document's title.
         tb.title_parts.append(tb.content[tb.tag_end : end.start()])
         _start_heading(tb, tag, attrs)  # level 1, closed by </title>
         return

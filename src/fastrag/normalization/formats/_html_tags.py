@@ -33,6 +33,7 @@ __all__ = [
     "is_site_navigation",
     "is_symbol_permalink",
     "marks_main",
+    "names_page",
     "ordered_label",
 ]
 
@@ -475,3 +476,22 @@ def ordered_label(number: int, style: str) -> str:
         if style in ("i", "I"):
             return _roman(number, style == "I") + "."
     return f"{number}."
+
+
+# How a page's <title> joins its own title to the site's or a description:
+# "pattern: interface for the pattern matching", "Guide — Project", "Home | Site".
+_TITLE_SEPARATORS = (": ", " — ", " – ", " - ", " | ", " · ", " :: ")
+
+
+def names_page(heading: str, title: str) -> bool:
+    """Whether ``heading`` is the page's title: its ``<title>``, alone or beside the
+    site's name or a description."""
+    if not heading or (not title.startswith(heading) and not title.endswith(heading)):
+        return False
+    if title == heading:
+        return True
+    rest_after, rest_before = title[len(heading) :], title[: len(title) - len(heading)]
+    return any(
+        rest_after.startswith(separator) or rest_before.endswith(separator)
+        for separator in _TITLE_SEPARATORS
+    )

@@ -22,7 +22,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   The page's first heading is level 1 when it repeats the ``<title>`` (alone, or beside
   the site's name or a description: "Assert | Node.js", "pattern: interface for …"):
   it titles the page, above the headings of its own rank after it (DocBook's reference
-  pages and gtk-doc's set every heading in ``<h2>``, the title too).
+  pages and gtk-doc's set every heading in ``<h2>``, the title too). A DocBook
+  reference page (a man page, ``div.refentry``) whose first heading is its "Name"
+  section's is headed by its ``<title>`` instead, as a page without headings is.
   A heading shows a no-break space (U+00A0, ``&nbsp;``) as a space and none at its
   ends, since titles become section paths. The root's ``text`` and
   ``metadata["title"]`` are the ``<title>``.
@@ -262,7 +264,8 @@ _PARSER = "html.parser-3.11.7"
 # outranks the page's headings; an empty page keeps no furniture.
 # v35: RDoc: method headings, "click to toggle source"; an empty class keeps no furniture.
 # v36: a first heading that repeats the page's <title> is level 1.
-_VERSION = 36
+# v37: a DocBook man page's <title> heads its sections.
+_VERSION = 37
 _MAX_RERUNS = 8
 
 
