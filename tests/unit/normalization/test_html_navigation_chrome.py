@@ -336,17 +336,28 @@ def test_navigation_classes_inside_a_marked_main_region_are_content() -> None:
     assert texts(tree) == ["T", "Part one", "Body"]
 
 
-def test_a_page_that_is_only_a_menu_keeps_its_chrome() -> None:
-    # libffi's "Types" node: a title, a navigation line and a menu of subsections. Without
-    # the chrome only the title would be left, which is no content.
-    source = (
+def test_a_page_that_is_only_a_manuals_navigation_keeps_no_content() -> None:
+    """libffi's "Types" node: a title, a navigation line and a menu of subsections, each
+    a page of its own; a DocBook chapter's page: its title, panels and table of contents
+    (PostgreSQL's "Chapter 70. GIN Indexes"). Navigation by design, as a LaTeX2HTML node
+    holding only its subsections: no fallback to the chrome (it kept the navigation line,
+    the menu and the panels as a chunk)."""
+    texinfo = (
         '<div class="header"><p>Next: <a rel="next" accesskey="n" href="x.html">X</a></p>'
         '</div><h3>2.3 Types</h3><ul class="section-toc"><li><a href="p.html">Primitive</a>'
         "</li></ul>"
     )
-    tree = normalize(source)
-    assert texts(tree) == ["Next: X", "2.3 Types", "- Primitive"]
-    assert tree.diagnostics == ("boilerplate kept: removing it would leave no content",)
+    chapter = DOCBOOK.replace("<p>Valgrind is non-intrusive.</p>", "")
+    for source in (texinfo, chapter):
+        tree = normalize(source)
+        assert [n.kind for n in tree.nodes if n.serialization and n.kind != "heading"] == []
+        assert tree.diagnostics == (
+            "generated navigation page (an index or a table of contents): no content",
+        )
+    # A page whose only text sits in a site's menu class may be misread: it falls back.
+    site = normalize('<div class="menu"><p>Soup of the day.</p></div>')
+    assert texts(site) == ["Soup of the day."]
+    assert site.diagnostics == ("boilerplate kept: removing it would leave no content",)
 
 
 def test_navigation_rules_follow_remove_boilerplate() -> None:

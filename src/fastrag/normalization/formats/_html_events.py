@@ -55,6 +55,7 @@ from fastrag.normalization.formats._html_tags import (
     chrome_verdict,
     is_generated_index,
     is_self_label,
+    is_site_menu,
     is_site_navigation,
     is_symbol_permalink,
 )
@@ -470,6 +471,11 @@ class TreeBuilder(BlockTree, Tokenizer):
                 verdict = self._chrome_verdict(category, tag, attrs)
                 if verdict == 3:
                     self.note_navigation()
+                    # A manual's navigation (its tables of contents, its panels): a page
+                    # left with nothing else is navigation by design (see
+                    # is_generated_index), not content misread as chrome. A site's menu
+                    # class ("menu", "navbar") is a guess: such a page still falls back.
+                    self.removed_index |= not is_site_menu(attrs)
                     verdict = 1
                 if verdict == 1:
                     if category == Category.TABLE:

@@ -30,6 +30,7 @@ __all__ = [
     "immediate_redirect",
     "is_navigation_link",
     "is_self_label",
+    "is_site_menu",
     "is_site_navigation",
     "is_symbol_permalink",
     "marks_main",
@@ -441,6 +442,12 @@ def chrome_verdict(
         elif key == "id" and value == "CHILD_LINKS":
             return 1  # LaTeX2HTML's "Subsections" label over its ``ul.ChildLinks``
     return 0
+
+
+def is_site_menu(attrs: list[tuple[str, str | None]]) -> bool:
+    """Whether an element's classes name a site's menu ("menu", "navbar" …)."""
+    css = attribute(attrs, "class")
+    return css is not None and not _SITE_MENUS.isdisjoint(css.lower().split())
 
 
 def alt_value_span(tag_text: str) -> tuple[int, int] | None:

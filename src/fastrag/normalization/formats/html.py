@@ -113,7 +113,10 @@ outside the main content (``<main>``, ``<article>`` or an element with
   ``home``, or an ``accesskey``, with at most two other words per link ("Next: Types,
   Up: Using libffi [Index]"), and later paragraphs with the same text as one (Texinfo's
   footer, whose links have no ``rel``). Classes match in any case (``CLASS="TOC"``). A
-  heading whose section held nothing but such navigation goes too;
+  heading whose section held nothing but such navigation goes too, and a page left with
+  nothing but its title after a manual's navigation class (not a site's menu, a guess)
+  keeps no content, as an index does (a DocBook chapter's table of contents, a Texinfo
+  node's menu of subsections);
 * elements with the ``hidden`` attribute or ``aria-hidden="true"``;
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
   ``copiable-anchor`` (Texinfo), ``anchorjs-link``, ``header-anchor`` or ``hash-link``
@@ -265,7 +268,8 @@ _PARSER = "html.parser-3.11.7"
 # v35: RDoc: method headings, "click to toggle source"; an empty class keeps no furniture.
 # v36: a first heading that repeats the page's <title> is level 1.
 # v37: a DocBook man page's <title> heads its sections.
-_VERSION = 37
+# v38: a page that is only a manual's navigation keeps no content (no fallback).
+_VERSION = 38
 _MAX_RERUNS = 8
 
 
