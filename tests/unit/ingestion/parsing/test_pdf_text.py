@@ -220,3 +220,32 @@ def test_a_blank_line_inside_a_code_example_stays_inside_it() -> None:
         "cp es.mo ${TEXTDOMAINDIR}/es/LC_MESSAGES/${TEXTDOMAIN}.mo\n"
     ) in content
     assert "    func2\n}\n\nfunc2()\n{\n" in content
+
+
+def test_a_hanging_indent_goes_on_with_its_paragraph() -> None:
+    """A line indented under one that starts at the margin and runs to the other
+    mid-sentence is the hanging indent of a term, a proof or a reference: not a new
+    paragraph's indented first line (each "Beweis:" was cut after its first line)."""
+    content = parsed("GeoTopo-komprimiert.pdf").content
+    assert (
+        "\n\nBeweis: Sei U ⊆ Z offen ⇒ (g ◦ f) −1 (U) = f −1 (g −1 (U)). g −1 (U) ist offen in "
+        "Y weil g stetig ist, f −1 (g −1 (U)) ist offen in X, weil f stetig ist.\n\n"
+    ) in content
+    # A centred block (a title page's affiliation) keeps its lines apart.
+    assert "\n\nInstitute for Clarity in Documentation\n\nDublin, Ohio, USA\n\n" in (
+        parsed("acmart-sample-sigconf.pdf").content
+    )
+
+
+def test_a_numbered_reference_list_is_a_list_of_its_entries() -> None:
+    content = parsed("acmart-sample-sigconf.pdf").content
+    assert (
+        "\n- [1] Rafal Ablamowicz and Bertfried Fauser. 2007. CLIFFORD: a Maple 11 Package for "
+        "Clifford Algebra Computations, version 11."
+    ) in content
+    assert (
+        "\n- [2] Patricia S. Abril and Robert Plant. 2007. The patent holder’s dilemma: Buy, "
+        "sell, or troll? Commun. ACM 50, 1 (Jan. 2007), 36–44. "
+        "https://doi.org/10.1145/1188913.1188915\n"
+    ) in content
+    assert len(re.findall(r"(?m)^- \[\d+\] ", content)) == 38

@@ -8,10 +8,13 @@ Rows of one region are read in order and a new block starts when
 * the baseline jumps by more than ``GAP`` times the usual line pitch of that size (a
   paragraph gap; ``CODE_GAP`` between monospaced rows of a code block, which keeps a
   blank line), or goes backwards;
-* the row is indented by one to four ems against the row above (a first-line indent);
+* the row is indented by one to four ems against the row above (a first-line indent),
+  unless the row above is a block's first, starts at the margin and runs to the other
+  one mid-sentence, and the row is not centred: a hanging indent (a term's
+  description, a proof after "Proof:", a reference after its number);
 * the row above ended a sentence well short of the column's right edge;
-* the row starts with a list marker (``•``, ``1.``, ``(a)``, …; a dash or a number
-  only where a new item can start, not in the middle of a sentence).
+* the row starts with a list marker (``•``, ``1.``, ``(a)``, ``[12]`` …; a dash or a
+  number only where a new item can start, not in the middle of a sentence).
 
 Runs of at least ``TABLE_ROWS`` rows of several separate cells form a table when the
 cells stand in columns (pdfium reports each cell as its own text run in many
@@ -49,8 +52,10 @@ TERM_INDENT: Final = 2.5
 _BULLETS: Final = "•◦▪▫●○■□►▸▹‣⁃∙·➢➤✓✔❖◆◇♦"
 _BULLET = re.compile(rf"[{_BULLETS}]\s*")
 _DASH = re.compile(r"[-–—*]\s+")
+# "1.", "a)", "(iv)"; "[12]": a numbered reference list's entries.
 _NUMBER = re.compile(
-    r"(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]\s+|\((?:\d{1,3}|[a-z]|[ivx]{1,4})\)\s+", re.I
+    r"(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]\s+|\((?:\d{1,3}|[a-z]|[ivx]{1,4})\)\s+|\[\d{1,3}\]\s+",
+    re.I,
 )
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _WORDS = re.compile(r"[\w][\w \-.'’]*")
@@ -177,9 +182,26 @@ def _continues(
         text_x = group.lines[0].box.x0 + (em if group.marker else 0.0)
         return line.box.x0 >= text_x - 0.5 * em or _SENTENCE_END.search(last.text) is None
     indent = line.box.x0 - last.box.x0
+    ended = _SENTENCE_END.search(last.text) is not None
+    full = last.box.x1 >= right - 0.15 * width
     if em <= indent <= 4 * em:
-        return False
-    return not (_SENTENCE_END.search(last.text) and last.box.x1 < right - 0.15 * width)
+        # A new paragraph's indented first line, unless the line above starts at the
+        # margin and runs to the other one mid-sentence: then this is the hanging indent
+        # of a term's description ("Lang: use it to specify … only DE (German), ES" /
+        # "(Spanish), FR …") or of a reference ("[1] Rafal Ablamowicz … Package" / "for
+        # Clifford Algebra …").
+        # Not centred lines (a title page's affiliations): the one above starts at the
+        # margin, and this one is not as far from the right edge as from the left.
+        left = right - width
+        centred = abs((right - line.box.x1) - indent) < 0.5 * em
+        return (
+            full
+            and not ended
+            and not centred
+            and len(group.lines) == 1
+            and last.box.x0 <= left + em
+        )
+    return not (ended and not full)
 
 
 def _finish(number: int, groups: list[_Group]) -> list[Block]:
