@@ -63,6 +63,10 @@ def rows(*texts: str) -> list[Line]:
         ("3.5.2 Tilde Expansion … 25", Entry.LEADER),
         ("Notices … vii", Entry.LEADER),
         (". … 48", Entry.LEADER),  # a Texinfo index entry for the "." builtin
+        # The page number read apart, in a column of its own (auto-multiple-choice's
+        # DocBook manual): the leader still ends the row.
+        ("2.1 Operating system …", Entry.LEADER),
+        ("Wait for it...", None),  # three dots are no leader (_pdf_lines.LEADER: five)
         ("affine, 107", Entry.COMMA),
         ("Gauß-Krümmung, 92, 91–94", Entry.COMMA),
         ("Aktion, siehe Gruppenoperation", Entry.COMMA),
@@ -173,6 +177,14 @@ def test_an_untitled_run_needs_many_strong_entries() -> None:
         ("1 Apples 12", "2 Pears 7", "3 Plums 31", "4 Cherries 5", "5 Figs 9", "6 Limes 3"),
         # Under an index title, but bare "name number" rows: a table of index sizes.
         ("Index", "idx_users 12", "idx_orders 40", "idx_items 7"),
+        # Prose whose rows end in an ellipsis now and then, a leader's shortened form.
+        (
+            "She paused, and then she said …",
+            "nothing at all for a long while, looking at the",
+            "sea and the boats coming in one by one …",
+            "until the light was gone and the harbour",
+            "was quiet again.",
+        ),
         # A title page: a date row ending in a year after a title that is not navigation.
         ("Federal Register", "Vol. 85, No. 152", "Thursday, August 6, 2020"),
     ],

@@ -14,7 +14,9 @@ once the text is chunked.
 Detection is deliberately conservative, because a dropped row of real content is lost:
 
 * Rows are classified one by one (``entry_kind``). *Strong* entries end in a page
-  reference after a dot leader (``Title … 12``, ``Notices … vii``) or after a comma
+  reference after a dot leader (``Title … 12``, ``Notices … vii``), in the leader itself
+  (the page numbers set in a column of their own, read as another region), or after a
+  comma
   (``term, 12, 34–36``, ``term, see other``); a *weak* entry merely ends in a number
   (``1 Definition of CRC 2``). Monospaced rows (code) and rows of three or more cells
   (table rows) are never entries; the references must look like page numbers
@@ -75,7 +77,11 @@ _ARABIC = r"\d{1,4}"
 _REF = rf"(?:{_ARABIC}|[ivxlc]{{1,6}})"  # front matter is numbered in lowercase roman
 _REFS = rf"{_REF}(?:\s*[-–]\s*{_REF})?(?:\s*,\s*{_REF}(?:\s*[-–]\s*{_REF})?)*"
 _ARABIC_REFS = rf"{_ARABIC}(?:\s*[-–]\s*{_ARABIC})?(?:,\s+{_ARABIC}(?:\s*[-–]\s*{_ARABIC})?)*"
-_LEADER_ENTRY = re.compile(rf"\S.*{LEADER}(?:(?:p|pp|page|s|seite)\.?\s*)?{_REFS}")
+# A leader with nothing after it: the page numbers stand in a column of their own, read
+# as another region (auto-multiple-choice's DocBook manual).
+_LEADER_ENTRY = re.compile(
+    rf"\S.*{LEADER}(?:(?:p|pp|page|s|seite)\.?\s*)?{_REFS}|\S.*{LEADER.rstrip()}"
+)
 _COMMA_ENTRY = re.compile(
     rf".*?[^\W\d_].*?,\s+(?:{_ARABIC_REFS}|(?:see|siehe)(?:\s+(?:also|auch))?\s+[^\W\d_].*)"
 )

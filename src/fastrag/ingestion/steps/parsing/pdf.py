@@ -75,7 +75,7 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 10
+    version: ClassVar[int] = 11
 
     def __init__(
         self,
