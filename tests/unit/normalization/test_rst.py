@@ -485,7 +485,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v13"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v14"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"
@@ -671,3 +671,30 @@ def test_parses_in_several_threads_give_the_trees_of_one_thread() -> None:
         results = list(pool.map(run, range(4)))
     for offset, trees in enumerate(results):
         assert trees == [expected[(offset + i) % 3] for i in range(9)]
+
+
+def test_rubrics_and_titles_where_no_section_may_stand_are_heading_leaves() -> None:
+    """``.. rubric::`` and a title inside a directive's body (autodoc's automodule, as
+    celery's reference pages write it) head what follows without opening a section."""
+    source = (
+        "Title\n=====\n\n.. automodule:: celery.app\n\n    Proxies\n    -------\n\n"
+        "    .. autodata:: default_app\n\n    Functions\n    ---------\n\n"
+        "    Some text.\n\n.. rubric:: Footnotes\n\n.. [1] A note.\n"
+    )
+    tree = normalize(source)
+    headings = [
+        (n.level, n.text, tree.node(n.parent_id or "").kind)
+        for n in tree.nodes
+        if n.kind == "heading"
+    ]
+    assert headings == [
+        (1, "Title", "section"),
+        (2, "Proxies", "directive"),
+        (2, "Functions", "directive"),
+        (2, "Footnotes", "section"),
+    ]
+    assert [n.text for n in tree.nodes if n.kind == "section"] == ["Title"]
+    assert tree.diagnostics == ()  # docutils' "Unexpected section title." is handled
+    # Titles inside a definition list's run still end it and open a section.
+    listed = normalize("Title\n=====\n\nterm\n   definition\n\nNext\n----\n\nText.\n")
+    assert [n.text for n in listed.nodes if n.kind == "section"] == ["Title", "Next"]

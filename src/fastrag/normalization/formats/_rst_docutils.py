@@ -170,6 +170,7 @@ class _Toolkit:
     def _build_states(self, states: ModuleType, nodes: ModuleType) -> tuple[Any, ...]:
         toolkit = self
         body = states.Body
+        text_underline = states.Text.underline
         constructs: list[tuple[Any, Any]] = []
 
         def directive(state: Any, match: Any, **option_presets: Any) -> Any:
@@ -361,6 +362,31 @@ class _Toolkit:
                     self.parent.fr_start, self.parent.fr_title_lines = start, title_lines
                 else:  # refused by docutils (inconsistent levels): keep its text as a block
                     _record(before.children[count:], start, start + title_lines)
+
+            def underline(self, match: Any, context: list[str], next_state: Any) -> Any:
+                title = context[0].rstrip() if context else ""
+                underline = match.string.rstrip()
+                if (
+                    self.state_machine.match_titles
+                    # Only where docutils itself reads a title: the states of lists and
+                    # the like end their block on an underline instead, so that the
+                    # enclosing state reads it as a section's.
+                    or getattr(type(self).__mro__[2], "underline", None) is not text_underline
+                    or not title
+                    or (toolkit.utils.column_width(title) > len(underline) and len(underline) < 4)
+                ):
+                    return super().underline(match, context, next_state)  # type: ignore[misc]
+                # A title where docutils allows no section: inside a directive's body
+                # (autodoc's ``.. automodule::`` holding "Functions" over "---------"), a
+                # list item, a quote. docutils reports it and keeps its two lines as a
+                # literal block of its message; it reads as an informal heading instead,
+                # the way ``.. rubric::`` is one (title line and underline).
+                rubric = nodes.rubric(title, title)
+                rubric.fr_start = self.state_machine.abs_line_offset() - 1
+                rubric.fr_end = rubric.fr_start + 2
+                self.parent += rubric
+                context[:] = []
+                return [], next_state, []
 
             def table(self, isolate_function: Any, parser_class: Any) -> Any:
                 first_line = self.state_machine.abs_line_offset()

@@ -44,7 +44,7 @@ SPEC: dict[str, tuple[str, str]] = {
     "term": ("leaf", "definition_term"),
     "row": ("leaf", "table_row"),
     "substitution_definition": ("leaf", "directive"),
-    "rubric": ("leaf", "directive"),
+    "rubric": ("leaf", "heading"),  # informal: a heading leaf, no section
     "pending": ("leaf", "directive"),
     "meta": ("leaf", "directive"),
     "system_message": ("leaf", "paragraph"),  # only recorded ones: refused constructs

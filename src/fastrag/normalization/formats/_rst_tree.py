@@ -396,8 +396,8 @@ class _Mapper:
             if kind == "heading":
                 text = self.title(dnode.rawsource)
             leaf = self.add(kind, frame.node, first, last, text, attributes=attributes)
-            if kind == "heading":
-                self.nodes[leaf].level = frame.section_level
+            if kind == "heading":  # a section's title, or a rubric one level below it
+                self.nodes[leaf].level = frame.section_level + (tag == "rubric")
             self.owned.append((first, last, leaf, ""))
             if kind in LINKED:
                 self.linked.append(leaf)

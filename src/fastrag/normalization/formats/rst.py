@@ -15,6 +15,12 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   and text substitutions show what they stand for (``|ASN.1| type`` over ``.. |ASN.1|
   replace:: BitString`` is "BitString type"), because the title names the section in
   every chunk's heading path.
+* Informal headings are ``heading`` leaves one level below their section, without a
+  section of their own: ``.. rubric::`` ("Footnotes"; it showed as its directive line,
+  and ended a chunk away from what it heads), and a title where docutils allows no
+  section — inside a directive's body (autodoc's ``.. automodule::`` holding
+  "Functions" over "---------"), a list item, a quote — which docutils reports and
+  which showed as its two source lines.
 * Leaves own their source minus surrounding whitespace; ``text`` is that exact slice:
   ``paragraph``, ``code`` (literal blocks, ``code-block``/``sourcecode``/``code``,
   ``doctest`` blocks and directives; ``{"language": ...}`` from the directive's argument,
@@ -132,7 +138,8 @@ class RstNormalizer:
     # v12: titles show text substitutions (``|ASN.1| type`` is "BitString type").
     # v13: a refused directive in a substitution definition (``.. |br| raw:: html``) is
     #      excluded whole; its source no longer runs into the paragraph before it.
-    identity = f"rst:docutils-{_docutils_version()}:v13"
+    # v14: rubrics and titles where no section may stand are heading leaves.
+    identity = f"rst:docutils-{_docutils_version()}:v14"
 
     def __init__(
         self,
