@@ -621,3 +621,44 @@ def test_a_latex2html_node_holding_only_its_subsections_keeps_no_content() -> No
     # A hand-written page's list with another class stays.
     tree = normalize(latex2html_page(LATEX2HTML_CHILD_LINKS.replace("ChildLinks", "links")))
     assert "- General" in texts(tree)
+
+
+GROFF_MAN_PAGE = (
+    '<html><head><meta name="generator" content="groff -Thtml, see www.gnu.org">'
+    '<title>LS</title></head><body>\n<h1 align="center">LS</h1>\n'
+    '<a href="#NAME">NAME</a><br>\n<a href="#SYNOPSIS">SYNOPSIS</a><br>\n'
+    '<a href="#DESCRIPTION">DESCRIPTION</a><br>\n\n<hr>\n'
+    '<h2>NAME<a name="NAME"></a></h2>\n<p style="margin-left:11%; margin-top: 1em">ls - list '
+    'directory contents</p>\n<h2>SYNOPSIS<a name="SYNOPSIS"></a></h2>\n'
+    '<p style="margin-left:11%; margin-top: 1em"><b>ls</b> [<i>OPTION</i>]...</p>\n'
+    '<h2>DESCRIPTION<a name="DESCRIPTION"></a></h2>\n<p>List information about the FILEs.'
+    "</p></body></html>"
+)
+
+
+def test_a_line_of_links_to_the_pages_own_sections_is_its_table_of_contents() -> None:
+    """groff's man pages open with their sections' names, each a link to the heading
+    below: the first chunk started "NAME SYNOPSIS DESCRIPTION …"."""
+    tree = normalize(GROFF_MAN_PAGE)
+    assert texts(tree)[:3] == ["LS", "NAME", "ls - list directory contents"]
+    assert any("NAME</a><br>" in chrome for chrome in excluded(tree, "boilerplate"))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Prose, or names joined by commas or bars, that link within the page: content.
+        '<p>See also <a href="#a">pause()</a>, <a href="#b">sigwait()</a> and '
+        '<a href="#c">sigtimedwait()</a>.</p>',
+        '<p><a href="#a">wholeText()</a>, <a href="#b">ownText()</a>, '
+        '<a href="#c">textNodes()</a></p>',
+        '<p><a href="#a">penup()</a> | <a href="#b">pu()</a> | <a href="#c">up()</a></p>',
+        # Two links are not a table of contents.
+        '<p><a href="#a">NAME</a><br><a href="#b">SYNOPSIS</a></p>',
+        # Nor links to other pages.
+        '<p><a href="a.html">One</a><br><a href="b.html">Two</a><br><a href="c.html">Three</a></p>',
+    ],
+)
+def test_other_lines_of_links_stay(line: str) -> None:
+    tree = normalize(f"<h1>Title</h1>{line}<p>Body.</p>")
+    assert len(texts(tree)) == 3

@@ -150,6 +150,11 @@ class BlockTree(OpenElements):
         self.owner = top if top is not None and top.mode != CONTAINER else None
 
 
+IN_PAGE_CONTENTS = 3
+"""Links to the page's own fragments, and nothing else, that make a line its table of
+contents (groff's man pages list their sections so, one ``<a href="#NAME">`` per line)."""
+
+
 def finish(tb: BlockTree, block: Block, end: int) -> None:
     """Complete ``block`` when its element (or its container) closes at ``end``."""
     block.end = end
@@ -178,7 +183,9 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
             _attach_section(tb, block)
     elif kind == "paragraph":
         links = block.links
-        if links is not None and (block.nav == len(links) or tb.nav_lines):
+        if links is not None and (
+            block.nav == len(links) or tb.nav_lines or len(links) >= IN_PAGE_CONTENTS
+        ):
             tb.navigation_line(block)
         elif not block.dlen and block.head:
             parent = block.parent

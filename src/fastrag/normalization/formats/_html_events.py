@@ -18,7 +18,7 @@ import html
 import re
 from typing import cast
 
-from fastrag.normalization.formats._html_blocks import BlockTree
+from fastrag.normalization.formats._html_blocks import IN_PAGE_CONTENTS, BlockTree
 from fastrag.normalization.formats._html_frames import (
     BOUNDARY,
     DATA_TEXT,
@@ -227,19 +227,27 @@ class TreeBuilder(BlockTree, Tokenizer):
     def navigation_line(self, block: Block) -> None:
         """A paragraph whose every link moves between the pages of a manual (``rel="next"``,
         an ``accesskey`` …) and whose other words are only their labels is the page's
-        navigation line ("Next: Types, Up: Using libffi [Contents][Index]"): chrome. So is
+        navigation line ("Next: Types, Up: Using libffi [Contents][Index]"): chrome; so
+        is one of at least ``IN_PAGE_CONTENTS`` links to the page's own fragments and
+        not a word besides them, its table of contents ("NAME SYNOPSIS DESCRIPTION …").
+        So is
         a later paragraph with the same text: Texinfo repeats the line at the page's foot
         with plain links (only ``[Index]`` keeps its ``rel`` there)."""
         links = block.links
         assert links is not None  # the caller checked
         text = block.display()
-        if block.nav == len(links):
+        if block.nav == len(links) or (
+            self.boilerplate
+            and len(links) >= IN_PAGE_CONTENTS
+            and all(href.startswith("#") for _start, _end, href in links)
+            and _in_page_contents(text, links)
+        ):
             words, position = 0, 0
             for start, end, _href in links:
                 words += len(_WORD.findall(text, position, max(start, position)))
                 position = max(position, end)
             words += len(_WORD.findall(text, position))
-            if words <= _NAV_WORDS_PER_LINK * len(links):
+            if block.nav != len(links) or words <= _NAV_WORDS_PER_LINK * len(links):
                 self.nav_lines.add(text)
                 self.unclaim(block)
                 self.note_navigation()
@@ -671,6 +679,22 @@ class TreeBuilder(BlockTree, Tokenizer):
         owner.links.append((start, owner.dlen, link.href))
         if link.nav:
             owner.nav += 1
+
+
+# What may stand between the entries of a table of contents: spaces and line breaks
+# (a bar or a comma joins names that are content: turtle's "penup() | pu() | up()").
+_CONTENTS_SEPARATORS = re.compile(r"\s*")
+
+
+def _in_page_contents(text: str, links: list[tuple[int, int, str]]) -> bool:
+    """Whether ``text`` is its links and separators only: a table of contents, not
+    "See also pause(), sigwait() and sigtimedwait()" nor "wholeText(), ownText()"."""
+    position = 0
+    for start, end, _href in links:
+        if not _CONTENTS_SEPARATORS.fullmatch(text, position, max(start, position)):
+            return False
+        position = max(position, end)
+    return _CONTENTS_SEPARATORS.fullmatch(text, position) is not None
 
 
 def _kept(block: Block) -> bool:

@@ -131,6 +131,9 @@ outside the main content (``<main>``, ``<article>`` or an element with
   ``div.contents.topic``) and other generators' tables of contents by id (``toc``,
   ``table-of-contents``, ``TableOfContents``, ``markdown-toc``, ``page-toc``, in any
   case, with ``_`` for ``-``) or class (the same but ``toc``), with their headings;
+* a page's own table of contents written as a line of links: at least three links to
+  the page's fragments with nothing but spaces and line breaks between them (groff's
+  man pages: "NAME SYNOPSIS DESCRIPTION …", each a link to its heading);
 * generated navigation, anywhere: Sphinx's general and module indexes
   (``table.indextable``), their letter bars (``div.genindex-jumpbox``,
   ``div.modindex-jumpbox``) and its toctrees (``div.toctree-wrapper``, the titles of
@@ -269,7 +272,9 @@ _PARSER = "html.parser-3.11.7"
 # v36: a first heading that repeats the page's <title> is level 1.
 # v37: a DocBook man page's <title> heads its sections.
 # v38: a page that is only a manual's navigation keeps no content (no fallback).
-_VERSION = 38
+# v39: a line of three or more links to the page's fragments, nothing else, is its
+# table of contents (groff's man pages).
+_VERSION = 39
 _MAX_RERUNS = 8
 
 
