@@ -227,32 +227,25 @@ class TreeBuilder(BlockTree, Tokenizer):
     def navigation_line(self, block: Block) -> None:
         """A paragraph whose every link moves between the pages of a manual (``rel="next"``,
         an ``accesskey`` …) and whose other words are only their labels is the page's
-        navigation line ("Next: Types, Up: Using libffi [Contents][Index]"): chrome; so
-        is one of at least ``IN_PAGE_CONTENTS`` links to the page's own fragments and
-        not a word besides them, its table of contents ("NAME SYNOPSIS DESCRIPTION …").
-        So is
-        a later paragraph with the same text: Texinfo repeats the line at the page's foot
-        with plain links (only ``[Index]`` keeps its ``rel`` there)."""
+        navigation line ("Next: Types, Up: Using libffi [Contents][Index]"): chrome. So is
+        a line of at least ``IN_PAGE_CONTENTS`` links to the page's own fragments and
+        nothing but spaces between them, its table of contents ("NAME SYNOPSIS …"), and a
+        later paragraph with the same text as either: Texinfo repeats the line at the
+        page's foot with plain links (only ``[Index]`` keeps its ``rel`` there)."""
         links = block.links
         assert links is not None  # the caller checked
         text = block.display()
-        if block.nav == len(links) or (
-            self.boilerplate
-            and len(links) >= IN_PAGE_CONTENTS
-            and all(href.startswith("#") for _start, _end, href in links)
-            and _in_page_contents(text, links)
+        if (
+            (block.nav == len(links) and _labels_only(text, links))
+            or (
+                self.boilerplate
+                and len(links) >= IN_PAGE_CONTENTS
+                and all(href.startswith("#") for _start, _end, href in links)
+                and _in_page_contents(text, links)
+            )
+            or text in self.nav_lines
         ):
-            words, position = 0, 0
-            for start, end, _href in links:
-                words += len(_WORD.findall(text, position, max(start, position)))
-                position = max(position, end)
-            words += len(_WORD.findall(text, position))
-            if block.nav != len(links) or words <= _NAV_WORDS_PER_LINK * len(links):
-                self.nav_lines.add(text)
-                self.unclaim(block)
-                self.note_navigation()
-                return
-        if text in self.nav_lines:
+            self.nav_lines.add(text)
             self.unclaim(block)
             self.note_navigation()
 
@@ -679,6 +672,17 @@ class TreeBuilder(BlockTree, Tokenizer):
         owner.links.append((start, owner.dlen, link.href))
         if link.nav:
             owner.nav += 1
+
+
+def _labels_only(text: str, links: list[tuple[int, int, str]]) -> bool:
+    """Whether the words of ``text`` outside its links are at most ``_NAV_WORDS_PER_LINK``
+    a link ("Next:", "Up:")."""
+    words, position = 0, 0
+    for start, end, _href in links:
+        words += len(_WORD.findall(text, position, max(start, position)))
+        position = max(position, end)
+    words += len(_WORD.findall(text, position))
+    return words <= _NAV_WORDS_PER_LINK * len(links)
 
 
 # What may stand between the entries of a table of contents: spaces and line breaks

@@ -173,11 +173,13 @@ lies inside chrome (a ``main`` inside a ``nav``), that chrome is kept. If removi
 boilerplate would leave no retained text besides headings, nothing is removed (the page
 is all chrome, so the chrome is its content).
 
-Two generators' layouts are read by their generator's mark, whatever
+Three generators' layouts are read by their generator's mark, whatever
 ``remove_boilerplate``. On Doxygen's pages, code fragments (``div.fragment``, a
-``div.line`` per line) are ``code`` leaves, the page title (``div.title``) is a level-1
-heading, and each row of its member lists (``table.memberdecls``) is one paragraph, their
-group headings opening sections. On javadoc's (its generator comment or tag), the lists
+``div.line`` per line) are ``code`` leaves without their line numbers, the page title
+(``div.title``) is a level-1 heading above the page's own headings (one level down),
+and each row of its member lists (``table.memberdecls``) is one paragraph, their group
+headings opening sections. On RDoc's, each method's heading (``div.method-heading``) is
+a level-4 heading without its "click to toggle source". On javadoc's (its generator comment or tag), the lists
 that lay the page out (``ul.blockList``, ``ul.blockListLast``; ``ul.summary-list``,
 ``ul.details-list``, ``ul.member-list``, ``ul.block-list``) are plain blocks, not lists,
 so the headings inside them open sections, one per member ("Method Detail › before");
