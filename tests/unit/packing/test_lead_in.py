@@ -451,3 +451,30 @@ def test_a_long_paragraph_ending_with_a_colon_keeps_the_block_it_announces(
     # Without the room, the chunk ends after the paragraph as before.
     tight = {"target_tokens": 280, "max_tokens": 300, "min_preferred_tokens": 0}
     assert contents(text, content_format, **tight)[0].endswith(":")
+
+
+BEFORE = (
+    "Tuples are immutable, so the C API fills a new tuple once, slot by slot, before any "
+    "Python code can see it; each slot holds one reference owned by the tuple."
+)
+LONG_SAMPLE = "\n".join(f"PyTuple_SetItem(t, {i}, item{i});" for i in range(6))
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "rst"])
+def test_a_long_colon_paragraph_goes_with_its_block_when_this_chunk_cannot_take_both(
+    content_format: str,
+) -> None:
+    """The block does not fit behind the paragraph in this chunk: the paragraph moves to
+    the next one with it, instead of ending this chunk on "… could look like this:"."""
+    if content_format == "markdown":
+        text = f"{BEFORE}\n\n{LONG_INTRO}\n\n```c\n{LONG_SAMPLE}\n```\n"
+    else:
+        indented = LONG_SAMPLE.replace("\n", "\n    ")
+        text = f"{BEFORE}\n\n{LONG_INTRO[:-1]}::\n\n    {indented}\n"
+    budget = {"target_tokens": 450, "max_tokens": 600, "min_preferred_tokens": 100}
+    first, second = contents(text, content_format, **budget)
+    assert first == BEFORE
+    assert second.startswith(LONG_INTRO[:40]) and "item5" in second
+    # When what would stay behind is under the preferred minimum, the paragraph stays.
+    small = {**budget, "min_preferred_tokens": len(BEFORE) + 1}
+    assert contents(text, content_format, **small)[0].rstrip().endswith(":")

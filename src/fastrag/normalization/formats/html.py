@@ -179,11 +179,12 @@ Three generators' layouts are read by their generator's mark, whatever
 (``div.title``) is a level-1 heading above the page's own headings (one level down),
 and each row of its member lists (``table.memberdecls``) is one paragraph, their group
 headings opening sections. On RDoc's, each method's heading (``div.method-heading``) is
-a level-4 heading without its "click to toggle source". On javadoc's (its generator comment or tag), the lists
-that lay the page out (``ul.blockList``, ``ul.blockListLast``; ``ul.summary-list``,
-``ul.details-list``, ``ul.member-list``, ``ul.block-list``) are plain blocks, not lists,
-so the headings inside them open sections, one per member ("Method Detail › before");
-with ``remove_boilerplate``, a type's module and package lines above its title
+a level-4 heading without its "click to toggle source". On javadoc's (its generator
+comment or tag), the lists that lay the page out (``ul.blockList``,
+``ul.blockListLast``; ``ul.summary-list``, ``ul.details-list``, ``ul.member-list``,
+``ul.block-list``) are plain blocks, not lists, so the headings inside them open
+sections, one per member ("Method Detail › before"); with ``remove_boilerplate``, a
+type's module and package lines above its title
 (``div.sub-title``, ``div.subTitle``) are boilerplate, and its generated index and lists
 of all classes and packages (by their ``<title>``: "Index", "A-Index", "All Classes",
 "All Packages") keep no content, as Sphinx's indexes.
