@@ -8,9 +8,9 @@ block boundary beats a row boundary beats a sentence boundary — preferring the
 end among equals. A chunk passes the target, never the maximum, only to reach
 ``min_preferred_tokens``, or to keep the block a paragraph ending with ":" announces
 (``_introduces``); when both cannot stay, the paragraph starts the next chunk with its
-block, if that one holds both and this one keeps ``min_preferred_tokens``. A heading (or a lead-in paragraph, ``lead_in.py``) never ends
-a chunk when its body follows (the boundary after it is ``NEVER``), and a blank atom
-never starts one.
+block, if that one holds both and this one keeps ``min_preferred_tokens``. A heading
+(or a lead-in paragraph, ``lead_in.py``) never ends a chunk when its body follows (the
+boundary after it is ``NEVER``), and a blank atom never starts one.
 
 ``merge_plans`` then joins adjacent chunks across section boundaries while their sum
 stays within the target (or within the maximum, when one of them is below the
