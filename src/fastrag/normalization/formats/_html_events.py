@@ -141,7 +141,6 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.removed_boilerplate = False
         self.removed_index = False  # a generated index left out (see is_generated_index)
         self.title_parts: list[str] = []
-        self.title_text: str | None = None  # page_title(), once asked
         self.title_done = False
         self.outside_headings: list[Block] = []  # top-level headings outside main content
         self.nav_sections: list[Block] = []  # sections that lost a manual's navigation
@@ -212,9 +211,8 @@ class TreeBuilder(BlockTree, Tokenizer):
         block.units += 1
 
     def page_title(self) -> str:
-        if self.title_text is None:
-            self.title_text = " ".join(html.unescape("".join(self.title_parts)).split())
-        return self.title_text
+        # Not kept: a <title> in the body may still be read after the first heading.
+        return " ".join(html.unescape("".join(self.title_parts)).split())
 
     def chrome_text(self, owner: Block | None) -> bool:
         """Whether text shown by ``owner`` here is page chrome: the page marks its main
@@ -674,31 +672,28 @@ class TreeBuilder(BlockTree, Tokenizer):
             owner.nav += 1
 
 
+def _gaps(text: str, links: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
+    """The stretches of ``text`` outside its links."""
+    gaps, position = [], 0
+    for start, end, _href in links:
+        gaps.append((position, max(start, position)))
+        position = max(position, end)
+    gaps.append((position, len(text)))
+    return gaps
+
+
 def _labels_only(text: str, links: list[tuple[int, int, str]]) -> bool:
     """Whether the words of ``text`` outside its links are at most ``_NAV_WORDS_PER_LINK``
     a link ("Next:", "Up:")."""
-    words, position = 0, 0
-    for start, end, _href in links:
-        words += len(_WORD.findall(text, position, max(start, position)))
-        position = max(position, end)
-    words += len(_WORD.findall(text, position))
+    words = sum(len(_WORD.findall(text, start, end)) for start, end in _gaps(text, links))
     return words <= _NAV_WORDS_PER_LINK * len(links)
 
 
-# What may stand between the entries of a table of contents: spaces and line breaks
-# (a bar or a comma joins names that are content: turtle's "penup() | pu() | up()").
-_CONTENTS_SEPARATORS = re.compile(r"\s*")
-
-
 def _in_page_contents(text: str, links: list[tuple[int, int, str]]) -> bool:
-    """Whether ``text`` is its links and separators only: a table of contents, not
-    "See also pause(), sigwait() and sigtimedwait()" nor "wholeText(), ownText()"."""
-    position = 0
-    for start, end, _href in links:
-        if not _CONTENTS_SEPARATORS.fullmatch(text, position, max(start, position)):
-            return False
-        position = max(position, end)
-    return _CONTENTS_SEPARATORS.fullmatch(text, position) is not None
+    """Whether nothing but spaces and line breaks stands between the links of ``text``: a
+    table of contents, not "See also pause(), sigwait() and sigtimedwait()", nor names
+    joined by commas or bars ("penup() | pu() | up()")."""
+    return all(not text[start:end].strip() for start, end in _gaps(text, links))
 
 
 def _kept(block: Block) -> bool:

@@ -31,10 +31,6 @@ from fastrag.normalization.model import (
 __all__ = ["build_document"]
 
 
-def _title(tb: TreeBuilder) -> str:
-    return " ".join(html.unescape("".join(tb.title_parts)).split())
-
-
 def _kept_preorder(root: Block) -> list[Block]:
     """Blocks with retained text at or below them, parents first; extents filled in."""
     preorder: list[Block] = []
@@ -145,7 +141,7 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
     blocks = _kept_preorder(root)
     for position, block in enumerate(blocks):
         block.nid = f"{document.id}:{block.kind}:{position}"
-    title = _title(tb)
+    title = tb.page_title()
     nodes: list[NormalizedNode] = []
     for block in blocks:
         # Most blocks are leaves: no generator to run for their empty tuple.

@@ -266,12 +266,8 @@ def doxygen_line_number(tb: TreeBuilder, tag: str) -> bool:
     The ``&#160;`` right after it separates the number from the code: it goes with the
     number (``TreeBuilder.gutter``), or every line of code showed a space it does not
     have."""
-    if tag != "span":
+    if not _control_span(tb, tag, "lineno"):
         return False
-    css = attribute(tb.attributes(), "class")
-    if not css or "lineno" not in css.split():
-        return False
-    tb.suppress(tag, "ui_control")
     content = tb.content
     close = content.find("</span>", tb.tag_end)
     if close >= 0 and content.startswith(GUTTER, close + 7):
@@ -282,10 +278,15 @@ def doxygen_line_number(tb: TreeBuilder, tag: str) -> bool:
 def rdoc_control(tb: TreeBuilder, tag: str) -> bool:
     """Suppress RDoc's "click to toggle source" (``span.method-click-advice``) starting
     now; whether it did."""
+    return _control_span(tb, tag, "method-click-advice")
+
+
+def _control_span(tb: TreeBuilder, tag: str, css_class: str) -> bool:
+    """Suppress the ``span`` starting now as ``ui_control`` if it has ``css_class``."""
     if tag != "span":
         return False
     css = attribute(tb.attributes(), "class")
-    if not css or "method-click-advice" not in css.split():
+    if not css or css_class not in css.split():
         return False
     tb.suppress(tag, "ui_control")
     return True

@@ -493,12 +493,13 @@ _TITLE_SEPARATORS = (": ", " — ", " – ", " - ", " | ", " · ", " :: ")
 def names_page(heading: str, title: str) -> bool:
     """Whether ``heading`` is the page's title: its ``<title>``, alone or beside the
     site's name or a description."""
-    if not heading or (not title.startswith(heading) and not title.endswith(heading)):
+    if not heading:
         return False
     if title == heading:
         return True
-    rest_after, rest_before = title[len(heading) :], title[: len(title) - len(heading)]
+    after = title[len(heading) :] if title.startswith(heading) else ""
+    before = title[: len(title) - len(heading)] if title.endswith(heading) else ""
     return any(
-        rest_after.startswith(separator) or rest_before.endswith(separator)
+        (after and after.startswith(separator)) or (before and before.endswith(separator))
         for separator in _TITLE_SEPARATORS
     )

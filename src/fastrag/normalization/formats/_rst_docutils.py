@@ -371,7 +371,7 @@ class _Toolkit:
                     # Only where docutils itself reads a title: the states of lists and
                     # the like end their block on an underline instead, so that the
                     # enclosing state reads it as a section's.
-                    or getattr(type(self).__mro__[2], "underline", None) is not text_underline
+                    or getattr(super().underline, "__func__", None) is not text_underline  # type: ignore[misc]
                     or not title
                     or (toolkit.utils.column_width(title) > len(underline) and len(underline) < 4)
                 ):

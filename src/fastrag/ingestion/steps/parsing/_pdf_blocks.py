@@ -185,13 +185,12 @@ def _continues(
     ended = _SENTENCE_END.search(last.text) is not None
     full = last.box.x1 >= right - 0.15 * width
     if em <= indent <= 4 * em:
-        # A new paragraph's indented first line, unless the line above starts at the
-        # margin and runs to the other one mid-sentence: then this is the hanging indent
-        # of a term's description ("Lang: use it to specify … only DE (German), ES" /
-        # "(Spanish), FR …") or of a reference ("[1] Rafal Ablamowicz … Package" / "for
-        # Clifford Algebra …").
-        # Not centred lines (a title page's affiliations): the one above starts at the
-        # margin, and this one is not as far from the right edge as from the left.
+        # A new paragraph's indented first line, unless the block's first line starts
+        # at the margin and runs to the other one mid-sentence: then this is a hanging
+        # indent, of a term's description ("Lang: use it to specify … only DE (German),
+        # ES" / "(Spanish), FR …") or a reference ("[1] Rafal Ablamowicz … Package" /
+        # "for Clifford Algebra …"). A centred line (a title page's affiliation) stands
+        # as far from the right edge as from the left: not one.
         left = right - width
         centred = abs((right - line.box.x1) - indent) < 0.5 * em
         return (
