@@ -46,6 +46,31 @@ def test_atx_heading_text_is_the_title_and_its_unit_the_whole_line() -> None:
     assert section.children[0] == heading.node_id
 
 
+def test_badges_and_logos_at_a_headings_edges_leave_its_title() -> None:
+    source = (
+        "# dotenv [![NPM version](https://img.shields.io/npm/v/dotenv.svg)](https://npm.im/x)"
+        " ![downloads](https://img.shields.io/npm/dw/dotenv)\n\nLoads .env files.\n\n"
+        "## ![logo](logo.png) Install <sup>[![v](badge.svg)][pkg]</sup>\n\nnpm i\n\n"
+        "## Using ![Python](python.svg) with Node\n\nText.\n\n"
+        "## [![Project Logo](logo.png)](https://example.org)\n\nText.\n\n"
+        "## <a href='https://redux.js.org'><img src='logo.png' alt='Redux &amp; Logo'></a>\n\n"
+        "Text.\n\n"
+        "## <img src='a.png'>\n\nText.\n\n[pkg]: https://npm.im/x\n"
+    )
+    tree = normalize(source)
+    assert [node.text for node in of_kind(tree, "heading")] == [
+        "dotenv",
+        "Install",
+        "Using Python with Node",  # an icon between words is read
+        "Project Logo",  # an image alone names its heading
+        "Redux & Logo",  # so does an <img> alone, by its alt text
+        "",
+    ]
+    assert tree.nodes[0].text == "dotenv"  # the document's title
+    # The heading's text in a chunk is its source, badges included.
+    assert owned(tree, of_kind(tree, "heading")[0]) == [source.split("\n")[0]]
+
+
 def test_setext_heading_unit_covers_the_underline() -> None:
     tree = normalize("Orchard\r\n=======\r\n\r\nSoil\r\n----\r\n")
     first, second = of_kind(tree, "heading")

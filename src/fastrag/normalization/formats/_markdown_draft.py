@@ -34,6 +34,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from fastrag.normalization.formats._markdown_heading import heading_title
+
 __all__ = ["CONTAINER_TAGS", "PLAIN_INLINE", "DraftNode", "DraftTree", "TreeLimits", "Walker"]
 
 # Inline tags that change nothing in the tree (the text stays in its block's source).
@@ -204,8 +206,11 @@ class Walker:
         "find_definitions",
         "footnote_labels",
         "header_pending",
+        "heading_html",
+        "heading_images",
         "heading_parts",
         "html_blocks",
+        "image_marks",
         "items",
         "last_end",
         "leaf",
@@ -262,6 +267,11 @@ class Walker:
         self.top_start = 0  # where the last top-level block started
         self.footnote_labels: list[str] = []  # footnotes defined (in this piece)
         self.heading_parts: list[str] | None = None
+        # The open heading's images, as ranges of heading_parts, and its inline HTML:
+        # what heading_title reads (closed ranges; where each open image started).
+        self.heading_images: list[tuple[int, int]] = []
+        self.image_marks: list[int] = []
+        self.heading_html: list[str] = []
         self.links: list[tuple[str, list[str], str]] = []  # links/images being read
         self.link_pairs: dict[tuple[str, str], tuple[str, str]] = {}  # see end_link
         # The open block's "links" list (see end_link); None until looked up, and reset
@@ -573,9 +583,12 @@ class Walker:
         node.end = core_end
         self.cursor = end
         if self.heading_parts is not None:
-            title = "".join(self.heading_parts).strip()
+            title = heading_title(self.heading_parts, self.heading_images, self.heading_html)
             node.title = _HEADING_ATTRIBUTES.sub("", title) or title
             self.heading_parts = None
+            self.heading_images.clear()
+            self.image_marks.clear()
+            self.heading_html.clear()
             parent = self.nodes[node.parent]
             if parent.kind == "section":
                 parent.title = node.title
@@ -665,6 +678,10 @@ class Walker:
                 sink.append(pair)
             else:
                 self.values("images").append(pair)
+                if self.image_marks:  # an image of the open heading (see heading_title)
+                    self.heading_images.append(
+                        (self.image_marks.pop(), len(self.heading_parts or ()))
+                    )
             if links:  # an image inside a link names the link
                 links[-1][1].append(text)
             else:

@@ -226,6 +226,8 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
     if walker.skipped and name not in CONTAINER_TAGS:
         return
     if name == "Link" or name == "Image":
+        if name == "Image" and walker.heading_parts is not None:
+            walker.image_marks.append(len(walker.heading_parts))
         walker.links.append((name, [], resolved_target(tag[name], walker.overrides)))
         walker.collecting = True
         return
@@ -357,8 +359,12 @@ def build_draft(
                 if walker.collecting:
                     text(event["Code"])
                 continue
-            if "Html" in event or "InlineHtml" in event:
+            if "Html" in event:
                 continue  # raw HTML renders no text and records nothing (Walker.other)
+            if "InlineHtml" in event:  # likewise, but a heading's may name it by alt text
+                if walker.heading_parts is not None:
+                    walker.heading_html.append(event["InlineHtml"])
+                continue
             if type(event) is str:  # "SoftBreak", "HardBreak" or "Rule"
                 if event == "Rule":
                     if not walker.skipped:  # a horizontal rule shows no text: syntax only

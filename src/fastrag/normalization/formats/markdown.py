@@ -243,7 +243,9 @@ class MarkdownNormalizer:
     # v18: an HTML heading whose content is its plain title owns the title alone; its
     #      tags are markup. A label defined three times or more is as many definitions
     #      (each parser pass reports a label once: stretches are read again).
-    identity = f"markdown:pyromark-{_pyromark_version()}:v18+{HtmlNormalizer.identity}"
+    # v19: a heading's title leaves out the images before its first word and after its
+    #      last (badges); a heading of inline HTML only is named by its images' alt.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v19+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
