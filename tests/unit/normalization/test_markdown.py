@@ -201,6 +201,14 @@ def test_html_blocks_of_only_comments_are_excluded_as_comments() -> None:
     assert not any("<!--" in unit.span.slice(tree.content) for unit in tree.units)
 
 
+def test_a_comment_ends_at_its_first_closing_mark() -> None:
+    tree = normalize("<!-- note --> shown -->\n\n<!-- a --><!-- b -->\n\nText.\n")
+    # The first block is no comment alone: the HTML adapter reads it, and shows its text.
+    assert excluded(tree, "comment") == ["<!-- note -->", "<!-- a --><!-- b -->"]
+    (block,) = of_kind(tree, "html_block")
+    assert block.text == "shown -->"
+
+
 def test_myst_targets_are_excluded_as_markup_and_look_alikes_stay() -> None:
     source = (
         "(configuration)=\n\n# Configuration\n\nSome text.\n\n  (config-file)=\n\n"

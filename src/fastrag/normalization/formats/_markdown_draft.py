@@ -47,8 +47,11 @@ _GROUPS = frozenset({"list", "table"})
 CONTAINER_TAGS = frozenset({"List", "Item", "BlockQuote", "FootnoteDefinition", "Table"})
 # An HTML block of comments only (CommonMark's HTML block type 2 ends on the line with
 # "-->", so text after it on that line makes the block more than a comment). Lazy and
-# anchored at each "<!--": linear in the block's length.
-_COMMENTS_ONLY = re.compile(rb"[ \t\r\n]*(?:<!--.*?-->[ \t\r\n]*)+", re.DOTALL)
+# anchored at each "<!--": linear in the block's length. Possessive here and in the
+# block patterns below: a comment ends at its first "-->", and a run of whitespace is
+# read once, not split again at every failed try (exponential in the number of
+# comments, or of nested table-of-contents items, before).
+_COMMENTS_ONLY = re.compile(rb"[ \t\r\n]*+(?:<!--.*?-->[ \t\r\n]*+)++", re.DOTALL)
 # A MyST target, ``(label)=`` alone on its line: a cross-reference anchor for Sphinx,
 # syntax with no readable text (CommonMark reads it as a paragraph). Labels may hold
 # spaces (pip's ``(Requirement Specifiers)=``).
@@ -60,8 +63,8 @@ _MYST_TARGET = re.compile(rb"[ \t\r\n]*\((?=[^()\r\n]*[^()\s])[^()\r\n]+\)=[ \t\
 # one: it shows a link. (An attribute value holding ``>`` ends the tag early and leaves
 # text behind: such a block is kept.)
 _TAGS_ONLY = re.compile(
-    rb"[ \t\r\n]*(?:(?:<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n/][^<>]*)?>"
-    rb"|&nbsp;|&#160;|&#[xX][aA]0;)[ \t\r\n]*)+",
+    rb"[ \t\r\n]*+(?:(?:<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n/][^<>]*)?>"
+    rb"|&nbsp;|&#160;|&#[xX][aA]0;)[ \t\r\n]*+)++",
     re.DOTALL,
 )
 # A paragraph of linked images only — ``[![PyPI version](https://badge…)](https://pypi…)``,
@@ -86,29 +89,33 @@ _CONTENTS_ITEM = rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[^\[\]\r\n]+\]\(#[^()\s]*
 # README templates. It moves within the page and says nothing.
 _IN_PAGE_LINK_ONLY = re.compile(rb"[ \t\r\n]*\(?\[[^\[\]\r\n]+\]\(#[^()\s]*\)\)?[ \t\r\n]*")
 _CONTENTS_LIST = re.compile(
-    rb"[ \t\r\n]*"
+    rb"[ \t\r\n]*+"
     + _CONTENTS_ITEM
-    + rb"(?:(?:\r\n?|\n)[ \t\r\n]*"
+    + rb"(?:(?:\r\n?|\n)[ \t\r\n]*+"
     + _CONTENTS_ITEM
-    + rb"){2,}[ \t\r\n]*"
+    + rb"){2,}+[ \t\r\n]*"
 )
 # A heading's attribute list, ``## Requirements {#requirements}`` (kramdown, Pandoc, PHP
 # Markdown Extra, MkDocs' attr_list, Docusaurus): an id or class for the HTML, not part
 # of the title. Only a block that opens with ``#id`` or ``.class`` (kramdown may put ":"
 # first) and holds nothing else but ``key=value`` pairs: "Set {a, b}" keeps its braces.
 _ATTRIBUTE = r"(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s{}\"']+))"
-_HEADING_ATTRIBUTES = re.compile(rf"[ \t]+\{{:?[ \t]*[#.][\w:.-]+(?:[ \t]+{_ATTRIBUTE})*[ \t]*\}}$")
+_HEADING_ATTRIBUTES = re.compile(
+    rf"(?<![ \t])[ \t]++\{{:?[ \t]*+[#.][\w:.-]++(?:[ \t]++{_ATTRIBUTE})*+[ \t]*+\}}$"
+)
 # MDX (Docusaurus, Nextra): ``import Tabs from '@theme/Tabs';`` lines at the top of a
 # page bring in components, no prose. Only imports of a quoted module, one per line: a
-# paragraph with any other line stays.
+# paragraph with any other line stays. The names before ``from`` are read a word at a
+# time, possessively: as one run of word and space characters they made a line of tabs
+# cost cubic time to reject.
 _MDX_IMPORTS = re.compile(
-    rb"(?:[ \t]*import[ \t]+(?:[\w$*{}, \t]+[ \t]+from[ \t]+)?(?:'[^'\r\n]+'|\"[^\"\r\n]+\")"
-    rb"[ \t]*;?[ \t]*(?:\r\n?|\n|$))+[ \t\r\n]*"
+    rb"(?:[ \t]*+import[ \t]++(?:(?:(?!from[ \t])[\w$*{},]++[ \t]*+)++from[ \t]++)?"
+    rb"(?:'[^'\r\n]+'|\"[^\"\r\n]+\")[ \t]*+;?[ \t]*+(?:\r\n?|\n|$))++[ \t\r\n]*"
 )
 # The fence lines of a container (Docusaurus's and VuePress's ``:::tip`` … ``:::``, MyST's
 # ``:::{note}``) standing alone as paragraphs: syntax around the content, which stays.
 # A fence line with a title after the name ("::: warning Heads up") is kept.
-_CONTAINER_FENCE = re.compile(rb"[ \t]*:{3,}[ \t]*(?:\{?[\w-]+\}?)?[ \t\r\n]*")
+_CONTAINER_FENCE = re.compile(rb"[ \t]*+:{3,}+[ \t]*+(?:\{?[\w-]++\}?)?[ \t\r\n]*+")
 _RESCANS: Final = 32
 """Passes over a stretch of repeated link definitions (see ``Walker.top_level``)."""
 # The same fence lines at the edges of a paragraph with text between them: Docusaurus and
@@ -116,8 +123,8 @@ _RESCANS: Final = 32
 # the text, ":::" under it). The opening marker goes (a title after it stays, the
 # paragraph starting there); a closing line, whatever opened the container, ends the
 # paragraph before it.
-_OPENING_FENCE = re.compile(rb"[ \t]*:{3,}[ \t]*(?:\{[\w-]+\}|[\w-]+)[ \t]*")
-_CLOSING_FENCE = re.compile(rb"(?:\r\n?|\n)([ \t]*:{3,})[ \t]*(?:\r\n?|\n)?[ \t\r\n]*\Z")
+_OPENING_FENCE = re.compile(rb"[ \t]*+:{3,}+[ \t]*+(?:\{[\w-]++\}|[\w-]++)[ \t]*+")
+_CLOSING_FENCE = re.compile(rb"(?:\r\n?|\n)([ \t]*+:{3,}+)[ \t]*+(?:\r\n?|\n)?[ \t\r\n]*+\Z")
 # First bytes of those paragraphs: "(", "[", "<" (inline HTML tags only: the
 # ``<a id="1.95-Language"></a>`` anchors above headings of READMEs and changelogs),
 # "i" (an MDX import), ":" (a container fence), or indentation before one.

@@ -92,7 +92,7 @@ _AUTODOC_DIRECTIVES = frozenset(
 )
 # A directive argument that is a file's path: a "/" in it, or a source file's extension.
 _FILE_ARGUMENT = re.compile(
-    r"\S*/\S*|\S+\.(?:cmake|py|pyi|rst|txt|md|h|hh|hpp|c|cc|cpp|cxx|rs|go|java|js|ts|"
+    r"[^\s/]*+/\S*+|\S+\.(?:cmake|py|pyi|rst|txt|md|h|hh|hpp|c|cc|cpp|cxx|rs|go|java|js|ts|"
     r"json|ya?ml|toml|xml|inc|sh|ps1|bat)",
     re.IGNORECASE,
 )

@@ -245,7 +245,9 @@ class MarkdownNormalizer:
     #      (each parser pass reports a label once: stretches are read again).
     # v19: a heading's title leaves out the images before its first word and after its
     #      last (badges); a heading of inline HTML only is named by its images' alt.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v19+{HtmlNormalizer.identity}"
+    # v20: an HTML comment ends at its first "-->" when deciding whether a block is
+    #      comments or tags only (a later "-->" no longer extends it).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v20+{HtmlNormalizer.identity}"
 
     def __init__(
         self,

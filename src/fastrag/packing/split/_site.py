@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 WHITESPACE: Final = re.compile(r"\s+")
+_VISIBLE: Final = re.compile(r"\S")
 _VERBATIM: Final = (RunKind.SOURCE, RunKind.GAP)
 _MARGIN: Final = 32
 """Characters of context on each side when asking the tokenizer for boundaries."""
@@ -62,6 +63,7 @@ class CutSite:
         "_opaque_starts",
         "_retained",
         "_retained_starts",
+        "_visible",
         "block",
         "normalized",
     )
@@ -84,6 +86,8 @@ class CutSite:
         self._retained = [(run[0], run[1]) for run in block.runs if run[4] in retained]
         self._retained_starts = [start for start, _ in self._retained]
         self._lead_ins: frozenset[int] | None = None
+        self._visible = (0, -1)
+        """The last ``_visible_from`` query and its answer."""
 
     @property
     def text(self) -> str:
@@ -91,16 +95,31 @@ class CutSite:
 
     def shows_text(self, start: int, end: int) -> bool:
         """Whether display ``[start, end)`` shows some non-whitespace retained source."""
-        text = self.block.text
         position = max(bisect_right(self._retained_starts, start) - 1, 0)
         while position < len(self._retained):
             low, high = self._retained[position]
             if low >= end:
                 return False
-            if high > start and text[max(low, start) : min(high, end)].strip():
+            if high > start and self._visible_from(max(low, start)) < min(high, end):
                 return True
             position += 1
         return False
+
+    def _visible_from(self, offset: int) -> int:
+        """The first display offset at or after ``offset`` that is not whitespace.
+
+        Callers ask about ranges that grow from one start (the next cut after a piece's
+        start), so the last answer is kept: over a long run of whitespace (a code block
+        of blank lines) each question would otherwise rescan the run (quadratic).
+        """
+        asked, found = self._visible
+        if asked <= offset <= found:
+            return found
+        text = self.block.text
+        match = _VISIBLE.search(text, offset)
+        found = len(text) if match is None else match.start()
+        self._visible = (offset, found)
+        return found
 
     def _opaque_at(self, offset: int) -> bool:
         position = bisect_left(self._opaque_starts, offset) - 1

@@ -24,10 +24,13 @@ from fastrag.packing.split._site import ContextRange, CutSite, ranges_of
 
 __all__ = ["CodeSplitter"]
 
-_OPENING_FENCE: Final = re.compile(r" {0,3}(`{3,}|~{3,})[^\n]*\n")
+_OPENING_FENCE: Final = re.compile(r" {0,3}(`{3,}+|~{3,}+)[^\n]*+\n")
 _CLOSING_FENCE: Final = re.compile(r"\n( {0,3})(`{3,}|~{3,})[ \t]*\n?\Z")
 _LINE_END: Final = re.compile(r"\n")
-_AFTER_BLANK: Final = re.compile(r"\n(?:[ \t]*\n)+()(?=[ \t]*\S)")
+# The start of each line with text after a blank line: matching only the last blank line
+# of a run keeps the scan linear (the run as a whole was rescanned from each of its lines
+# when no text followed it).
+_AFTER_BLANK: Final = re.compile(r"\n[ \t]*\n()(?=[ \t]*\S)")
 _DEFINITION: Final = re.compile(
     r"^([ \t]*)(?:@[\w.]|(?:async[ \t]+)?def[ \t]|class[ \t]|(?:export[ \t]+)?"
     r"(?:default[ \t]+)?(?:async[ \t]+)?function\b|(?:pub(?:\([\w ]+\))?[ \t]+)?"

@@ -41,15 +41,20 @@ class MarkdownHeading:
 _LINE = re.compile(r"[^\r\n]*")
 _BLANK = re.compile(r"[ \t]*")
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t](.*))?")
-_ATX_CLOSING = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# Closing "#"s start after a run of spaces, never inside one: a search from each space of
+# a long run would rescan the rest of it (quadratic in a hostile heading's length).
+_ATX_CLOSING = re.compile(r"(?:^|(?<![ \t])[ \t]++)#++[ \t]*+$")
 _SETEXT_UNDERLINE = re.compile(r" {0,3}(?:(=+)|-+)[ \t]*")
 _THEMATIC_BREAK = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
 # A fence may open after block-quote and list-item markers; the marker prefix is optional.
+# Possessive: the spaces between markers could be split between the two space runs in
+# as many ways as there are spaces, and a failed match would try them all (a line of
+# "-    " repeated took seconds); markers and fence characters never overlap.
 _FENCE_OPEN = re.compile(
-    r"(?P<prefix>[ \t]*(?:(?:>[ \t]?|(?:[-+*]|\d{1,9}[.)])[ \t]+)[ \t]*)*)"
+    r"(?P<prefix>[ \t]*+(?:(?:>[ \t]?+|(?:[-+*]|\d{1,9}[.)])[ \t]++)[ \t]*+)*+)"
     r"(?P<fence>`{3,}|~{3,})(?P<info>.*)"
 )
-_FENCE_CLOSE = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*")
+_FENCE_CLOSE = re.compile(r"[ \t]*+(?:>[ \t]?+)*+[ \t]*+(?P<fence>`{3,}+|~{3,}+)[ \t]*+")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)")
 _QUOTE = re.compile(r" {0,3}>")
 _FRONT_MATTER_OPEN = re.compile(r"---[ \t]*")

@@ -19,7 +19,7 @@ __all__ = ["HeadingChunker"]
 # chunks cached under an older version are not replayed as if they were current.
 _SECTIONING_VERSION = 1
 
-_LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*(?:\r\n|\r|\n))+")
+_LEADING_BLANK_LINES = re.compile(r"(?:[ \t]*+(?:\r\n|\r|\n))++")
 
 
 class HeadingChunker(Chunker):

@@ -35,7 +35,7 @@ __all__ = ["Role", "RoleReader"]
 RoleKind = Literal["heading", "list", "code", "quote", "toc", "body"]
 
 _HEADING_NAME: Final = re.compile(r"heading ([1-9])")
-_CODE_NAME: Final = re.compile(r".*\b(code|preformatted|plain text|macro text)\b.*")
+_CODE_NAME: Final = re.compile(r"\b(?:code|preformatted|plain text|macro text)\b")
 _TOC_NAME: Final = re.compile(r"toc ([1-9]|heading)")
 _QUOTE_NAMES: Final = frozenset({"quote", "intense quote"})
 _MAX_STYLE_CHAIN: Final = 32
@@ -91,7 +91,7 @@ class RoleReader:
         outline = style.outline if outline is None else outline
         if outline is not None and 0 <= outline <= 8:
             return Role("heading", min(outline + 2, 6))
-        if _CODE_NAME.fullmatch(name):
+        if _CODE_NAME.search(name):
             return Role("code")
         if name in _QUOTE_NAMES:
             return Role("quote")

@@ -31,7 +31,7 @@ __all__ = ["decide_joints"]
 
 _COMPOUND: Final = re.compile(r"\b(\w+)[-\u2010](\w+)\b")
 _WORD: Final = re.compile(r"\w+")
-_LAST_WORD: Final = re.compile(r"\w+$")
+_LAST_WORD: Final = re.compile(r"(?<!\w)\w+$")  # from a word's start only: linear
 _URL: Final = re.compile(r"://|^\W*www\.|\w@[\w-]+")
 _URL_CUT: Final = "/.-_?=&#%~:"
 # The rest of a cut URL: URL characters with a path or query mark or an inner dot

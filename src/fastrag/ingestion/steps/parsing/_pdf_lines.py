@@ -16,8 +16,11 @@ from fastrag.ingestion.steps.parsing._pdf_layout import Line, Span
 
 __all__ = ["LEADER", "is_leader_row", "region_lines"]
 
-_SPACED_DOTS: Final = re.compile(r"\s*\.?(?:\.\s){4,}\.?\s*")
-_DOTS: Final = re.compile(r"\s*(?:\.\s?){5,}\s*")
+# Dot leaders, ". . . . ." and "....."; the whitespace around one goes with it
+# (``_shortened``), added by hand: a pattern opening on ``\s*`` is tried again from every
+# space of a long run of spaces with no dots after it (quadratic in the run's length).
+_SPACED_DOTS: Final = re.compile(r"\.?(?:\.\s){4,}\.?")
+_DOTS: Final = re.compile(r"(?:\.\s?){5,}")
 LEADER: Final = " … "
 """What a dot leader (``Title . . . . . 12`` in a table of contents) is shortened to."""
 _LEADER_ROW: Final = re.compile(r" … [^…]{0,20}$")
@@ -85,7 +88,23 @@ def _shorten(text: str, mono: bool) -> str:
     """``text`` with its dot leaders shortened to one ellipsis."""
     if ". ." not in text and (mono or "....." not in text):
         return text
-    short = _SPACED_DOTS.sub(LEADER, text)
+    short = _shortened(_SPACED_DOTS, text)
     if not mono:
-        short = _DOTS.sub(LEADER, short)
+        short = _shortened(_DOTS, short)
     return short.strip() or text
+
+
+def _shortened(leader: re.Pattern[str], text: str) -> str:
+    """``text`` with each match of ``leader`` and the whitespace around it as ``LEADER``."""
+    parts: list[str] = []
+    done = 0
+    for match in leader.finditer(text):
+        start, end = match.span()
+        while start > done and text[start - 1].isspace():
+            start -= 1
+        while end < len(text) and text[end].isspace():
+            end += 1
+        parts += (text[done:start], LEADER)
+        done = end
+    parts.append(text[done:])
+    return "".join(parts)

@@ -72,6 +72,9 @@ _MAX_TITLES: Final = 2
 """Title rows absorbed before a run ("Appendix D Indexes" over "D.1 Index of …")."""
 _MAX_WORDS: Final = 25
 _MAX_SHORT_WORDS: Final = 12
+_MAX_ENTRY_CHARACTERS: Final = 500
+"""Longer rows are no entries (25 words of 20 letters): a hostile row of one endless word
+would cost the entry patterns, which backtrack, quadratic time."""
 
 _ARABIC = r"\d{1,4}"
 _REF = rf"(?:{_ARABIC}|[ivxlc]{{1,6}})"  # front matter is numbered in lowercase roman
@@ -147,7 +150,7 @@ class NavigationRun:
 def entry_kind(line: Line) -> Entry | None:
     """How ``line`` reads as a TOC or index entry, None when it does not."""
     text = line.text
-    if line.mono or len(line.cells) > 2 or not text:
+    if line.mono or len(line.cells) > 2 or not text or len(text) > _MAX_ENTRY_CHARACTERS:
         return None
     words = len(text.split())
     if words > _MAX_WORDS:

@@ -75,7 +75,8 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 11
+    version: ClassVar[int] = 12
+    """11 → 12: a row over 500 characters is never a table-of-contents or index entry."""
 
     def __init__(
         self,
