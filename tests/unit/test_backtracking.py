@@ -61,6 +61,9 @@ def _long_path_argument() -> None:
 CASES: dict[str, Callable[[], None]] = {
     # A README's nested table of contents whose last item links elsewhere (ts-node's).
     "contents list": lambda: _markdown("* [a](#a)\n" + "    * [a](#a)\n" * 40 + "* [b](x)\n"),
+    "front matter title with a run of tabs": lambda: _markdown(
+        "---\ntitle: a" + "\t" * 300_000 + "b\n---\n\nText.\n"
+    ),
     "comments block": lambda: _markdown("<!-- a -->" * 60 + "x\n"),
     "mdx import of tabs": lambda: _markdown("import" + "\t" * 20_000 + "'m' x\n"),
     "container fence of tabs": lambda: _markdown(":::" + "\t" * 200_000 + "\nx\n"),

@@ -164,9 +164,11 @@ class _FrontMatter:
 # A top-level ``title`` whose value is its source text: plain, or quoted without escapes
 # (YAML ``title: Guide``, ``title: "npm-audit"``; TOML ``title = "Guide"``). Anything
 # else (block scalars, anchors, flow collections, escapes) is left uninterpreted.
+# A plain value runs to the line's end, trailing blanks included (``_front_title`` trims
+# them): a lazy value before ``[ \t]*$`` rescanned a run of blanks at every character.
 _YAML_TITLE = re.compile(
-    r"^title[ \t]*:[ \t]*(?:\"([^\"\\\r\n]+)\"|'([^'\r\n]+)'|"
-    r"([^\s\[\]{}|>&*!%@`#\"',?:-][^\r\n]*?|-(?=\S)[^\r\n]*?))[ \t]*\r?$",
+    r"^title[ \t]*:[ \t]*(?:\"([^\"\\\r\n]+)\"[ \t]*|'([^'\r\n]+)'[ \t]*|"
+    r"([^\s\[\]{}|>&*!%@`#\"',?:-][^\r\n]*|-(?=\S)[^\r\n]*))\r?$",
     re.MULTILINE,
 )
 _TOML_TITLE = re.compile(
@@ -182,6 +184,8 @@ def _front_title(content: str, start: int, end: int, fmt: str) -> tuple[int, int
         return None
     group = next(index for index in (1, 2, 3) if found.group(index) is not None)
     low, high = found.span(group)
+    if group == 3:
+        high = low + len(content[low:high].rstrip(" \t"))
     value = content[low:high]
     if fmt == "yaml" and group == 3 and (" #" in value or ": " in value):
         return None  # a comment or a mapping: not a plain title
