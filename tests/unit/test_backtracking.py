@@ -48,6 +48,14 @@ def _code_of_blank_lines() -> None:
         list(StructureAwareChunker(cache=False).split(document))
 
 
+def _wide_table() -> None:
+    # docutils scans a table's whole line for each of its cells: kept as text instead.
+    columns = 20_000
+    source = "x\n\n" + "=== " * columns + "\n" + "a   " * columns + "\n" + "=== " * columns + "\n"
+    tree = RstNormalizer().normalize(Document("d", "t", source, {"content_format": "rst"}))
+    assert "too wide to parse" in tree.diagnostics[0]
+
+
 def _pdf_row(text: str, *, hyphenated: bool = False) -> Line:
     box = Box(10.0, 10.0, 500.0, 20.0)
     return Line(text, box, 10.0, False, False, hyphenated, (text,), (box,), 20.0)
@@ -73,6 +81,7 @@ CASES: dict[str, Callable[[], None]] = {
     "code block of blank lines": _code_of_blank_lines,
     "dot leader after spaces": lambda: _pdf_lines._shorten("x" + " " * 500_000 + ". . . .", False),
     "directive argument of slashes": _long_path_argument,
+    "table of 20,000 columns": _wide_table,
     "index entry of one endless word": lambda: entry_kind(_pdf_row("a," * 100_000 + "x")),
     "hyphenated row of one endless word": lambda: _pdf_joints._split_word(
         _pdf_row("a" * 300_000 + ".", hyphenated=True), _pdf_row("b")

@@ -39,7 +39,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Final
 
 from fastrag._optional import require
 from fastrag.normalization.formats._rst_directives import AdapterNodes, DirectiveTable
@@ -58,6 +58,8 @@ class ParseContext:
     max_table_cells: int
     depth: int = 0
     table_cells: int = 0
+    table_work: int = 0
+    """Cells times line width of the tables parsed so far (see ``_MAX_TABLE_WORK``)."""
     # (0-based line, message) pairs, in the order they were found.
     notes: list[tuple[int, str]] = field(default_factory=list)
 
@@ -401,18 +403,31 @@ class _Toolkit:
                     # next block, so its rows would claim the wrong lines: keep such a
                     # table as text, at the line it really starts on.
                     misplaced = start != first_line
-                    if misplaced or context.table_cells + cells > context.max_table_cells:
+                    work = cells * max(map(len, block))
+                    if (
+                        misplaced
+                        or context.table_cells + cells > context.max_table_cells
+                        or context.table_work + work > _MAX_TABLE_WORK
+                    ):
                         flat = toolkit.adapter_nodes.flat()
                         flat.fr_start, flat.fr_kind = first_line, "table"
-                        reason = (
-                            "table cut at a corrupt border kept as text"
-                            if misplaced
-                            else f"table of about {cells} cells past "
-                            f"max_table_cells={context.max_table_cells} kept as text"
-                        )
+                        if misplaced:
+                            reason = "table cut at a corrupt border kept as text"
+                        elif context.table_cells + cells > context.max_table_cells:
+                            reason = (
+                                f"table of about {cells} cells past "
+                                f"max_table_cells={context.max_table_cells} kept as text"
+                            )
+                        else:
+                            reason = (
+                                f"table of about {cells} cells on lines of up to "
+                                f"{max(map(len, block))} characters too wide to parse in "
+                                "reasonable time: kept as text"
+                            )
                         context.notes.append((first_line, reason))
                         return [flat, *messages], blank_finish
                     context.table_cells += cells
+                    context.table_work += work
                 return super().table(  # type: ignore[misc]
                     lambda: (block, messages, blank_finish), parser_class
                 )
@@ -446,6 +461,14 @@ class _Toolkit:
                     node.fr_skip = True
 
         return tuple(type(cls.__name__, (Hooks, cls), {}) for cls in states.state_classes)
+
+
+_MAX_TABLE_WORK: Final = 50_000_000
+"""docutils reads each cell by scanning its table's whole line (``column_indices``), so a
+table costs about its cells times its width in characters: 3,000 columns on one line
+took seconds, 60,000 would take half an hour. Past this much in one document (a few
+seconds), tables are kept as text. Real tables are far below: 5,000 rows of 20 columns
+300 characters wide is 30,000,000."""
 
 
 def _estimate_cells(block: Any, parser_name: str) -> int:
