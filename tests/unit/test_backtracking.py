@@ -48,6 +48,13 @@ def _code_of_blank_lines() -> None:
         list(StructureAwareChunker(cache=False).split(document))
 
 
+def _directive_marker() -> None:
+    # The marker pattern reads a directive's name once, not split two ways at each letter.
+    from fastrag.normalization.formats._rst_text import MARKERS
+
+    assert MARKERS["directive"].match(".. " + "a" * 200_000 + "\n") is None
+
+
 def _wide_table() -> None:
     # docutils scans a table's whole line for each of its cells: kept as text instead.
     columns = 20_000
@@ -77,11 +84,13 @@ CASES: dict[str, Callable[[], None]] = {
     "container fence of tabs": lambda: _markdown(":::" + "\t" * 200_000 + "\nx\n"),
     "heading with a run of spaces": lambda: _markdown("# a" + " " * 400_000 + "b {x\n"),
     "markers before a fence": lambda: _headings("-    " * 40 + "x\n"),
+    "heading of unclosed emphasis": lambda: _headings("# " + "_a *b [c **d " * 100_000 + "\n"),
     "closing hashes after tabs": lambda: _headings("# a" + "\t" * 200_000 + "#x\n"),
     "code block of blank lines": _code_of_blank_lines,
     "dot leader after spaces": lambda: _pdf_lines._shorten("x" + " " * 500_000 + ". . . .", False),
     "directive argument of slashes": _long_path_argument,
     "table of 20,000 columns": _wide_table,
+    "directive name without its colons": _directive_marker,
     "index entry of one endless word": lambda: entry_kind(_pdf_row("a," * 100_000 + "x")),
     "hyphenated row of one endless word": lambda: _pdf_joints._split_word(
         _pdf_row("a" * 300_000 + ".", hyphenated=True), _pdf_row("b")

@@ -132,7 +132,7 @@ def test_plain_title(markdown: str, plain: str) -> None:
 
 
 def test_config_declares_the_sectioning_version() -> None:
-    assert HeadingChunker(cache=False).config() == {"version": 1}
+    assert HeadingChunker(cache=False).config() == {"version": 2}
     assert HeadingChunker.accepted_content_formats == frozenset({"markdown", "text"})
 
 

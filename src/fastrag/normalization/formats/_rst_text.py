@@ -35,7 +35,7 @@ MARKERS: Mapping[str, re.Pattern[str]] = {
     "option_list_item": re.compile(r"\S(?:[^\n\r]*?\S)?(?:[ \t]{2,}|\t)[ \t]*"),
     "field": re.compile(r":(?:[^:\\\r\n]|\\.|:(?![ \t`\r\n]))*:[ \t]*"),
     "footnote": re.compile(r"\.\.[ \t]+\[[^\]\r\n]*\][ \t]*"),
-    "directive": re.compile(r"\.\.[ \t]+[^\s:]+(?:[^\s:]|:(?!:))*[ \t]?::[ \t]*"),
+    "directive": re.compile(r"\.\.[ \t]+[^\s:]++(?:[^\s:]++|:(?!:))*+[ \t]?::[ \t]*"),
 }
 
 _INLINE_LITERAL = re.compile(r"``.+?``", re.DOTALL)

@@ -246,6 +246,11 @@ def _plain_inline(text: str) -> str:
     return _ESCAPE.sub(r"\1", text)
 
 
+_MAX_PLAIN_TITLE = 2_000
+"""Longer headings keep their markup (whitespace still collapsed): each inline rule
+looks for its closing delimiter from every opening one, quadratic in a hostile line."""
+
+
 def plain_title(markdown: str) -> str:
     """A heading's inline Markdown as plain text, for metadata and display.
 
@@ -253,6 +258,8 @@ def plain_title(markdown: str) -> str:
     images keep their text, emphasis loses its delimiters, backslash escapes are resolved
     and runs of whitespace become one space.
     """
+    if len(markdown) > _MAX_PLAIN_TITLE:
+        return _SPACES.sub(" ", markdown).strip()
     parts: list[str] = []
     position = 0
     for match in _CODE_SPAN.finditer(markdown):
