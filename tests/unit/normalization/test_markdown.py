@@ -71,6 +71,21 @@ def test_badges_and_logos_at_a_headings_edges_leave_its_title() -> None:
     assert owned(tree, of_kind(tree, "heading")[0]) == [source.split("\n")[0]]
 
 
+def test_a_heading_element_of_links_only_is_navigation() -> None:
+    bar = (
+        '<h2 align="center">\n  <a href="/start">Quickstart</a>\n  <span> · </span>\n'
+        '  <a href="/tutorial">Tutorial</a> · <a href="/plugins">Plugins</a>\n  <br />\n'
+        '  Support: <a href="/discussions">Discussions</a>\n</h2>'
+    )
+    titled = (
+        '<h2>Using <a href="/a">Foo</a> with <a href="/b">Bar</a> and <a href="/c">Baz</a></h2>'
+    )
+    tree = normalize(f"{bar}\n\nGatsby builds sites.\n\n{titled}\n\nText.\n")
+    assert excluded(tree, "navigation") == [bar]
+    assert [node.text for node in of_kind(tree, "heading")] == ["Using Foo with Bar and Baz"]
+    assert of_kind(tree, "paragraph")[0].parent_id == tree.nodes[0].node_id
+
+
 def test_setext_heading_unit_covers_the_underline() -> None:
     tree = normalize("Orchard\r\n=======\r\n\r\nSoil\r\n----\r\n")
     first, second = of_kind(tree, "heading")

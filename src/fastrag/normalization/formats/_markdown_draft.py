@@ -544,6 +544,10 @@ class Walker:
             return True
         return False
 
+    def navigation_block(self, start: int, end: int) -> bool:
+        """Exclude the block ``[start, end)`` as ``navigation`` (the caller knows it is)."""
+        return self._excluded_block(start, end, None, "navigation")
+
     def _excluded_block(
         self, start: int, end: int, whole: re.Pattern[bytes] | None, reason: str
     ) -> bool:

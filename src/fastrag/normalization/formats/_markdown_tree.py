@@ -112,6 +112,15 @@ _HTML_HEADING = re.compile(
     re.DOTALL,
 )
 _HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
+# A link and what it shows, for telling a bar of links dressed as a heading (Gatsby's
+# ``<h2>`` of "Quickstart · Tutorial · Plugins …") from a title that links somewhere.
+_HTML_LINK = re.compile(r"<a\b[^<>]*>(.*?)</a[ \t\r\n]*>", re.DOTALL | re.IGNORECASE)
+_LINK_BAR_LINKS = 3
+"""Links a heading needs to be a bar of links, with next to no words of its own."""
+_LINK_BAR_WORDS = 2
+"""Words a bar of links may have outside its links ("Support:", "Docs |")."""
+_LINK_BAR_BYTES = 20_000
+"""Longer heading elements are not read for links (the link scan stays bounded)."""
 TITLE_MAX = 300
 """Longest readable title taken from an HTML heading (or front matter): a longer ``<h4>``
 is a banner (a README's language bar, a paragraph of links), not a name for its
@@ -139,6 +148,20 @@ def _html_heading(
         return int(match.group(1)), title, None
     tag_end = start + len(match.group(0).rstrip())
     return int(match.group(1)), title, (match.start(2), match.end(2), tag_end)
+
+
+def _heading_link_bar(walker: Walker, start: int, end: int) -> bool:
+    """Whether the HTML block ``[start, end)`` is one heading element of links and
+    separators only: navigation, not a title for what follows."""
+    match = _HTML_HEADING.fullmatch(walker.data, start, end)
+    if match is None or len(match.group(2)) > _LINK_BAR_BYTES:
+        return False
+    inner = match.group(2).decode("utf-8", "replace")
+    if len(_HTML_LINK.findall(inner)) < _LINK_BAR_LINKS:
+        return False
+    outside = html.unescape(_HTML_TAG.sub(" ", _HTML_LINK.sub(" ", inner)))
+    words = [word for word in outside.split() if any(c.isalnum() for c in word)]
+    return len(words) <= _LINK_BAR_WORDS
 
 
 def _start_html(walker: Walker, tag: Any, start: int) -> None:
@@ -233,6 +256,8 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
         return
     if name == "HtmlBlock":
         if walker.comment_block(start, end) or walker.tags_only(start, end):
+            return
+        if _heading_link_bar(walker, start, end) and walker.navigation_block(start, end):
             return
         heading = _html_heading(walker, start, end)
         if heading is not None:

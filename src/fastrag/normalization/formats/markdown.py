@@ -251,7 +251,9 @@ class MarkdownNormalizer:
     #      last (badges); a heading of inline HTML only is named by its images' alt.
     # v20: an HTML comment ends at its first "-->" when deciding whether a block is
     #      comments or tags only (a later "-->" no longer extends it).
-    identity = f"markdown:pyromark-{_pyromark_version()}:v20+{HtmlNormalizer.identity}"
+    # v21: an HTML heading element of three or more links and next to no other words is
+    #      navigation (Gatsby's "Quickstart · Tutorial · Plugins"), not a section title.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v21+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
