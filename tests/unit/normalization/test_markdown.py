@@ -86,6 +86,20 @@ def test_a_heading_element_of_links_only_is_navigation() -> None:
     assert of_kind(tree, "paragraph")[0].parent_id == tree.nodes[0].node_id
 
 
+def test_a_logo_over_an_html_title_in_one_block_leaves_the_title_a_heading() -> None:
+    logo = (
+        '<p align="center">\n  <a href="https://x.org">\n'
+        '    <img alt="Gatsby" src="g.svg" />\n  </a>\n</p>\n'
+    )
+    source = f'{logo}<h1 align="center">\n  Gatsby\n</h1>\n\nThe future of the web.\n'
+    tree = normalize(source)
+    (heading,) = of_kind(tree, "heading")
+    assert (heading.text, heading.level, tree.nodes[0].text) == ("Gatsby", 1, "Gatsby")
+    assert owned(tree, heading) == ["Gatsby"]  # its tags and the logo's are markup
+    assert logo.rstrip() in excluded(tree, "markup")
+    assert of_kind(tree, "paragraph")[0].parent_id == heading.parent_id
+
+
 def test_setext_heading_unit_covers_the_underline() -> None:
     tree = normalize("Orchard\r\n=======\r\n\r\nSoil\r\n----\r\n")
     first, second = of_kind(tree, "heading")

@@ -112,6 +112,8 @@ _HTML_HEADING = re.compile(
     re.DOTALL,
 )
 _HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
+_HTML_SPACE = " \t\n\r\f"
+_HEADING_OPEN = re.compile(rb"<[hH][1-6][ \t\r\n/>]")
 # A link and what it shows, for telling a bar of links dressed as a heading (Gatsby's
 # ``<h2>`` of "Quickstart · Tutorial · Plugins …") from a title that links somewhere.
 _HTML_LINK = re.compile(r"<a\b[^<>]*>(.*?)</a[ \t\r\n]*>", re.DOTALL | re.IGNORECASE)
@@ -144,10 +146,33 @@ def _html_heading(
     title = " ".join(html.unescape(_HTML_TAG.sub(" ", inner)).split())
     if not title or len(title) > TITLE_MAX:
         return None
-    if title != inner:
+    if title != inner.strip(_HTML_SPACE):
         return int(match.group(1)), title, None
+    # The title, without the blank lines and indentation around it (ASCII: bytes).
+    low = match.start(2) + len(inner) - len(inner.lstrip(_HTML_SPACE))
+    high = match.end(2) - (len(inner) - len(inner.rstrip(_HTML_SPACE)))
     tag_end = start + len(match.group(0).rstrip())
-    return int(match.group(1)), title, (match.start(2), match.end(2), tag_end)
+    return int(match.group(1)), title, (low, high, tag_end)
+
+
+def _heading_after_tags(
+    walker: Walker, start: int, end: int
+) -> tuple[int, tuple[int, str, tuple[int, int, int] | None] | None]:
+    """Where a heading element starts that ends the HTML block ``[start, end)`` after
+    tags only, and the heading (``_html_heading``); ``(start, None)`` when there is none.
+
+    READMEs centre a logo over their title in one block (``<p align="center"><img
+    alt="Gatsby" …></p>`` then ``<h1>Gatsby</h1>`` with no blank line between): read as
+    one block, the title was text under no heading. The tags before it are excluded as
+    markup, as a block of tags alone is.
+    """
+    opening = _HEADING_OPEN.search(walker.data, start + 1, end)
+    if opening is None:
+        return start, None
+    heading = _html_heading(walker, opening.start(), end)
+    if heading is None or not walker.tags_only(start, opening.start()):
+        return start, None
+    return opening.start(), heading
 
 
 def _heading_link_bar(walker: Walker, start: int, end: int) -> bool:
@@ -260,6 +285,8 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
         if _heading_link_bar(walker, start, end) and walker.navigation_block(start, end):
             return
         heading = _html_heading(walker, start, end)
+        if heading is None:
+            start, heading = _heading_after_tags(walker, start, end)
         if heading is not None:
             level, title, plain = heading
             if walker.block_depth == 0:

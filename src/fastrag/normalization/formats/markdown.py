@@ -253,7 +253,10 @@ class MarkdownNormalizer:
     #      comments or tags only (a later "-->" no longer extends it).
     # v21: an HTML heading element of three or more links and next to no other words is
     #      navigation (Gatsby's "Quickstart · Tutorial · Plugins"), not a section title.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v21+{HtmlNormalizer.identity}"
+    # v22: a heading element closing an HTML block of tags only (a centred logo over the
+    #      title) is the block's heading; an HTML heading's title may have blank lines
+    #      and indentation around it and still own the title alone.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v22+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
