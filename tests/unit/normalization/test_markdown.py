@@ -98,6 +98,13 @@ def test_a_logo_over_an_html_title_in_one_block_leaves_the_title_a_heading() -> 
     assert owned(tree, heading) == ["Gatsby"]  # its tags and the logo's are markup
     assert logo.rstrip() in excluded(tree, "markup")
     assert of_kind(tree, "paragraph")[0].parent_id == heading.parent_id
+    # The title inside the logo's paragraph, its closing tags after it (Sequelize's).
+    tree = normalize(
+        '<p align="center">\n  <img alt="Logo" src="l.svg" />\n  <h1>Sequelize</h1>\n</p>\n'
+    )
+    (heading,) = of_kind(tree, "heading")
+    assert (heading.text, owned(tree, heading)) == ("Sequelize", ["Sequelize"])
+    assert excluded(tree, "markup")[-1] == "</h1>\n</p>"
 
 
 def test_setext_heading_unit_covers_the_underline() -> None:

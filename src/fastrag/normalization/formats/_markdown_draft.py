@@ -525,6 +525,10 @@ class Walker:
         self.exclude(max(start, self.cursor), end, "markup")
         self.cursor = end
 
+    def shows_no_text(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` is whitespace and tags only (nothing excluded)."""
+        return not self.data[start:end].strip() or bool(_TAGS_ONLY.fullmatch(self.data, start, end))
+
     def tags_only(self, start: int, end: int) -> bool:
         """Exclude the HTML block ``[start, end)`` as ``markup`` if it shows no text."""
         return self._excluded_block(start, end, _TAGS_ONLY, "markup")

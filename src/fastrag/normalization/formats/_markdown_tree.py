@@ -107,9 +107,10 @@ def _start_code(walker: Walker, tag: Any, start: int) -> None:
 
 # An HTML block that is one heading element — ``<h1 align="center">Project</h1>``, how a
 # README centres its title — is a heading GitHub renders as one: it opens a section.
+# A heading element at the start of an HTML block; closing tags alone may follow it
+# (``<p align="center"><img …><h1>Sequelize</h1></p>``: see ``_html_heading``).
 _HTML_HEADING = re.compile(
-    rb"[ \t\r\n]*<[hH]([1-6])(?:[ \t\r\n][^<>]*)?>(.*?)</[hH]\1[ \t\r\n]*>[ \t\r\n]*",
-    re.DOTALL,
+    rb"[ \t\r\n]*<[hH]([1-6])(?:[ \t\r\n][^<>]*)?>(.*?)</[hH]\1[ \t\r\n]*>", re.DOTALL
 )
 _HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
 _HTML_SPACE = " \t\n\r\f"
@@ -139,8 +140,8 @@ def _html_heading(
     the element's content exactly as written. Its tags are then excluded as markup and
     the heading leaf owns the title alone: a README's ``<h1 align="center">Rocket</h1>``
     was chunk text with its tags."""
-    match = _HTML_HEADING.fullmatch(walker.data, start, end)
-    if match is None:
+    match = _HTML_HEADING.match(walker.data, start, end)
+    if match is None or not walker.shows_no_text(match.end(), end):
         return None
     inner = match.group(2).decode("utf-8", "replace")
     title = " ".join(html.unescape(_HTML_TAG.sub(" ", inner)).split())
@@ -151,7 +152,7 @@ def _html_heading(
     # The title, without the blank lines and indentation around it (ASCII: bytes).
     low = match.start(2) + len(inner) - len(inner.lstrip(_HTML_SPACE))
     high = match.end(2) - (len(inner) - len(inner.rstrip(_HTML_SPACE)))
-    tag_end = start + len(match.group(0).rstrip())
+    tag_end = start + len(walker.data[start:end].rstrip())  # closing tags after it too
     return int(match.group(1)), title, (low, high, tag_end)
 
 
@@ -178,8 +179,12 @@ def _heading_after_tags(
 def _heading_link_bar(walker: Walker, start: int, end: int) -> bool:
     """Whether the HTML block ``[start, end)`` is one heading element of links and
     separators only: navigation, not a title for what follows."""
-    match = _HTML_HEADING.fullmatch(walker.data, start, end)
-    if match is None or len(match.group(2)) > _LINK_BAR_BYTES:
+    match = _HTML_HEADING.match(walker.data, start, end)
+    if (
+        match is None
+        or len(match.group(2)) > _LINK_BAR_BYTES
+        or not walker.shows_no_text(match.end(), end)
+    ):
         return False
     inner = match.group(2).decode("utf-8", "replace")
     if len(_HTML_LINK.findall(inner)) < _LINK_BAR_LINKS:

@@ -256,7 +256,8 @@ class MarkdownNormalizer:
     # v22: a heading element closing an HTML block of tags only (a centred logo over the
     #      title) is the block's heading; an HTML heading's title may have blank lines
     #      and indentation around it and still own the title alone.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v22+{HtmlNormalizer.identity}"
+    # v23: closing tags alone may follow that heading element in its block.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v23+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
