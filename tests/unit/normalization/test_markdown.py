@@ -105,6 +105,18 @@ def test_a_logo_over_an_html_title_in_one_block_leaves_the_title_a_heading() -> 
     (heading,) = of_kind(tree, "heading")
     assert (heading.text, owned(tree, heading)) == ("Sequelize", ["Sequelize"])
     assert excluded(tree, "markup")[-1] == "</h1>\n</p>"
+    # Logo, title and tagline in one block (Zod's): the title heads what follows it.
+    tree = normalize(
+        '<p align="center">\n  <img alt="Zod logo" src="logo.svg" />\n  <h1>Zod</h1>\n'
+        '  <p align="center">Schema validation</p>\n</p>\n\n## Install\n\nnpm i zod\n'
+    )
+    assert [(node.text, node.level) for node in of_kind(tree, "section")] == [
+        ("Zod", 1),
+        ("Install", 2),
+    ]
+    (tagline,) = of_kind(tree, "html_block")
+    assert tagline.text == "Schema validation"
+    assert tagline.parent_id == of_kind(tree, "section")[0].node_id
 
 
 def test_setext_heading_unit_covers_the_underline() -> None:
@@ -951,6 +963,7 @@ def test_an_html_heading_block_is_a_heading_that_opens_a_section() -> None:
         ("Chonkie & Co", 1),
         ("Install", 2),
         ("inside an item", 3),
+        ("A", 2),  # a heading and more in one block: the heading, then the rest
     ]
     assert owned(tree, headings[0]) == [
         '<h1 align="center">Chonkie &amp; Co <img src="logo.png"/></h1>'
@@ -958,9 +971,10 @@ def test_an_html_heading_block_is_a_heading_that_opens_a_section() -> None:
     assert [(s.text, s.level) for s in of_kind(tree, "section")] == [
         ("Chonkie & Co", 1),
         ("Install", 2),  # the heading inside a list item opens no section
+        ("A", 2),
     ]
     assert [node.text[:12] for node in of_kind(tree, "html_block")] == [
-        "A\n\nand more",  # a heading and more: not a heading alone
+        "and more",
         "lang | lang ",  # a 400-character "heading" is a banner
     ]
     assert '<h1><img src="banner.png"></h1>' in excluded(tree, "markup")

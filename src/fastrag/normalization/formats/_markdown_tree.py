@@ -130,9 +130,11 @@ is a banner (a README's language bar, a paragraph of links), not a name for its
 section."""
 
 
-def _html_heading(
-    walker: Walker, start: int, end: int
-) -> tuple[int, str, tuple[int, int, int] | None] | None:
+HtmlHeading = tuple[int, str, tuple[int, int, int] | None]
+"""``(level, title, plain)`` of an HTML heading element (see ``_html_heading``)."""
+
+
+def _html_heading(walker: Walker, start: int, end: int) -> HtmlHeading | None:
     """``(level, title, plain)`` when the HTML block ``[start, end)`` is one heading
     element with readable text (tags dropped, entities decoded, whitespace collapsed).
 
@@ -156,9 +158,7 @@ def _html_heading(
     return int(match.group(1)), title, (low, high, tag_end)
 
 
-def _heading_after_tags(
-    walker: Walker, start: int, end: int
-) -> tuple[int, tuple[int, str, tuple[int, int, int] | None] | None]:
+def _heading_after_tags(walker: Walker, start: int, end: int) -> tuple[int, HtmlHeading | None]:
     """Where a heading element starts that ends the HTML block ``[start, end)`` after
     tags only, and the heading (``_html_heading``); ``(start, None)`` when there is none.
 
@@ -174,6 +174,40 @@ def _heading_after_tags(
     if heading is None or not walker.tags_only(start, opening.start()):
         return start, None
     return opening.start(), heading
+
+
+def _heading_over_html(walker: Walker, start: int, end: int) -> int | None:
+    """Open the heading element that the HTML block ``[start, end)`` shows first when
+    more follows it in the block; where the rest starts.
+
+    Zod's and Yargs' READMEs put logo, title and tagline in one block: the title heads
+    the document and the tagline is read as an HTML block of its own.
+    """
+    opening = _HEADING_OPEN.search(walker.data, start, end)
+    if opening is None or not walker.shows_no_text(start, opening.start()):
+        return None
+    match = _HTML_HEADING.match(walker.data, opening.start(), end)
+    if match is None:
+        return None
+    heading = _html_heading(walker, opening.start(), match.end())
+    if heading is None:
+        return None
+    if walker.data[start : opening.start()].strip():
+        walker.tags_only(start, opening.start())
+    _open_html_heading(walker, opening.start(), heading)
+    return match.end()
+
+
+def _open_html_heading(walker: Walker, start: int, heading: HtmlHeading) -> None:
+    """Open the section (at top level) and the heading leaf of an HTML heading element."""
+    level, title, plain = heading
+    if walker.block_depth == 0:
+        walker.open_section(start, level)
+    if plain is not None:  # the leaf owns the title, its tags are markup
+        walker.leading_markup(start, plain[0])
+        walker.trailing_markup = (plain[1], plain[2])
+    walker.open_leaf("heading", start, level)
+    walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it
 
 
 def _heading_link_bar(walker: Walker, start: int, end: int) -> bool:
@@ -293,15 +327,12 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
         if heading is None:
             start, heading = _heading_after_tags(walker, start, end)
         if heading is not None:
-            level, title, plain = heading
-            if walker.block_depth == 0:
-                walker.open_section(start, level)
-            if plain is not None:  # the leaf owns the title, its tags are markup
-                walker.leading_markup(start, plain[0])
-                walker.trailing_markup = (plain[1], plain[2])
-            walker.open_leaf("heading", start, level)
-            walker.heading_parts = [title]  # its Html events add nothing; close_leaf reads it
+            _open_html_heading(walker, start, heading)
             return
+        rest = _heading_over_html(walker, start, end)
+        if rest is not None:  # the heading is a leaf; the rest of the block opens below
+            walker.close_leaf(rest)
+            start = rest
     if (
         name == "CodeBlock"
         and _myst_markup(tag, walker.data, start, end)

@@ -257,7 +257,9 @@ class MarkdownNormalizer:
     #      title) is the block's heading; an HTML heading's title may have blank lines
     #      and indentation around it and still own the title alone.
     # v23: closing tags alone may follow that heading element in its block.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v23+{HtmlNormalizer.identity}"
+    # v24: when more follows it, the heading element is a leaf and the rest of the block
+    #      an HTML block of its own under it (logo, title and tagline in one block).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v24+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
