@@ -426,6 +426,24 @@ def test_html_blocks_that_only_move_within_the_page_are_navigation() -> None:
     assert tree.validate() is tree
 
 
+def test_html_link_bars_are_navigation_lists_of_links_and_sentences_stay() -> None:
+    bar = (
+        '<p align="center">\n  <a href="https://discord.gg/x"><img alt="Discord" src="d.svg"></a>\n'
+        '  <br />\n  <a href="/start">Quickstart</a>&nbsp;&nbsp;•&nbsp;&nbsp;'
+        '<a href="/docs">Docs</a>&nbsp;•&nbsp;<a href="/blog">Blog</a>\n</p>'
+    )
+    listed = '<ul>\n<li><a href="/a">Alpha</a></li>\n<li><a href="/b">Beta</a></li>\n'
+    listed += '<li><a href="/c">Gamma</a></li>\n</ul>'
+    said = '<p>Read <a href="/a">A</a>, <a href="/b">B</a> and <a href="/c">C</a>.</p>'
+    tree = normalize(f"{bar}\n\n{listed}\n\n{said}\n")
+    assert excluded(tree, "navigation") == [bar]
+    assert [node.text for node in of_kind(tree, "html_block")] == [
+        "",
+        "- Alpha\n- Beta\n- Gamma",
+        "Read A, B and C.",
+    ]
+
+
 def test_link_bars_are_navigation_sentences_with_links_stay() -> None:
     source = (
         "[Docs](https://docs.example) | [Examples](#examples) | [Discord](https://chat.example)\n\n"

@@ -25,6 +25,9 @@ __all__ = ["HtmlBlockText", "read_html_block", "read_html_blocks"]
 _GROUP_KINDS = frozenset({"list", "table", "definition_list"})
 _LIST_LABEL = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _HTML_SPACE = " \t\n\r\f"
+_BAR_LINKS = 3
+_BAR_SEPARATORS = " \t\n\r\f\xa0|•·/-–—"
+"""What may stand between the links of a bar (see ``_link_bar_only``)."""
 """ASCII whitespace, which HTML collapses."""
 
 
@@ -72,7 +75,8 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
             exclusions.append((last, end, "whitespace"))
         units.append((first, last))
     owners = set(retained.node_ids)
-    if _navigation_only([node for node in tree.nodes if node.node_id in owners]):
+    leaves = [node for node in tree.nodes if node.node_id in owners]
+    if _navigation_only(leaves) or _link_bar_only(tree, leaves):
         return HtmlBlockText("", (), (), ((0, len(block), "navigation"),))
     parts: list[str] = []
     segments: list[tuple[int, int, int, int]] = []
@@ -132,6 +136,36 @@ def _navigation_only(leaves: list[NormalizedNode]) -> bool:
             len(others) == 1 and len(others[0].text) <= 40 and not others[0].attributes.get("links")
         )
     )
+
+
+def _link_bar_only(tree: NormalizedDocument, leaves: list[NormalizedNode]) -> bool:
+    """Whether a block is a bar of links ("Docs • Discord • Blog", three or more links
+    and separators only on one line), maybe with badges or logos that link somewhere:
+    navigation, as the Markdown reader's link bars are. A list of links stays (its
+    items name things)."""
+    counts = [_links_only(leaf) for leaf in leaves]
+    return (
+        bool(counts)
+        and all(count is not None for count in counts)
+        and max(count or 0 for count in counts) >= _BAR_LINKS
+        and all(_group(tree, leaf) is None for leaf in leaves)
+    )
+
+
+def _links_only(leaf: NormalizedNode) -> int | None:
+    """How many links a leaf shows when it shows nothing else but separators, or None."""
+    links = leaf.attributes.get("links")
+    if not links:
+        return None
+    rest, position = [], 0
+    for text, _ in links:
+        found = leaf.text.find(text, position) if text else position
+        if found < 0:
+            return None
+        rest.append(leaf.text[position:found])
+        position = found + len(text)
+    rest.append(leaf.text[position:])
+    return len(links) if not "".join(rest).strip(_BAR_SEPARATORS) else None
 
 
 def _in_page_link_only(leaf: NormalizedNode) -> bool:

@@ -259,7 +259,9 @@ class MarkdownNormalizer:
     # v23: closing tags alone may follow that heading element in its block.
     # v24: when more follows it, the heading element is a leaf and the rest of the block
     #      an HTML block of its own under it (logo, title and tagline in one block).
-    identity = f"markdown:pyromark-{_pyromark_version()}:v24+{HtmlNormalizer.identity}"
+    # v25: an HTML block of a link bar (three or more links and separators on a line, with
+    #      maybe linked badges) is navigation, as a Markdown link bar is.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v25+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
