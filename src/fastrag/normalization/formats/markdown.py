@@ -11,7 +11,10 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * Top-level headings open ``section`` nodes (same ``level``; ``text`` is the title) that
   run until the next heading of the same or a higher level. Headings inside block quotes,
   list items or footnotes are ``heading`` leaves without a section: a section cannot end
-  inside a container.
+  inside a container. A title leaves out the images before its first word and after its
+  last (``# dotenv [![NPM version](…)](…)`` is titled "dotenv"); a heading of images
+  only, or of inline HTML only, is named by their alternative text
+  (``_markdown_heading``).
 * Leaves own their source minus trailing whitespace and their ``text`` is that exact
   slice, original syntax included (fences, ``>`` prefixes of continuation lines, table
   pipes) — except ``heading``, whose unit covers its whole source (``#`` marks, setext
@@ -49,7 +52,12 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   decoded). When that is the element's content as written, its unit is that content and
   the tags around it are ``markup`` (the chunk shows "Project"); otherwise its unit is
   the element's source. Beyond 300 characters of text it is a banner, not a title, and
-  stays an ``html_block``.
+  stays an ``html_block``. So is the heading element a block shows first after tags only
+  (a centred logo over the title): the tags before it and any closing tags after it are
+  ``markup``, and anything else after it is an ``html_block`` of its own in the new
+  section (logo, title and tagline in one block). A heading element of three or more
+  links and at most two words of its own ("Quickstart · Tutorial · Plugins") is
+  ``navigation``, not a title.
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``, and so do
@@ -71,7 +79,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   leaves only move within the page goes the same way: three or more in-page links, each
   alone in its leaf, under at most one short label (a ``<details>`` whose summary is
   "Table of Contents"), or one such link alone (``<p align="right">(<a
-  href="#readme-top">back to top</a>)</p>``).
+  href="#readme-top">back to top</a>)</p>``), or a bar of three or more links and
+  separators on a line, maybe beside linked badges ("Docs • Discord • Blog"); a list of
+  links stays.
 * A MyST directive fence whose body names documents, objects or files rather than
   content (```` ```{toctree} ````, ``{contents}``, ``{include}``; autodoc's
   ``{autofunction}`` … when its body holds only options) is excluded as ``markup``;
