@@ -426,6 +426,19 @@ def test_html_blocks_that_only_move_within_the_page_are_navigation() -> None:
     assert tree.validate() is tree
 
 
+def test_a_badge_row_half_html_half_markdown_is_badges() -> None:
+    row = (
+        '<a href="https://npm.im/mocha"><img src="v.svg" alt="npm version"></a> <!-- x -->\n'
+        '<a href="https://github.com/m"><img src="n.svg" alt="Node Version"></a>\n'
+        "[![CI](https://github.com/m/ci.svg)](https://github.com/m/actions)"
+    )
+    tree = normalize(f"{row}\n\n<b>Note</b> the [![CI](c.svg)](u) badge.\n")
+    assert excluded(tree, "badges") == [row]
+    assert [node.text for node in of_kind(tree, "paragraph")] == [
+        "<b>Note</b> the [![CI](c.svg)](u) badge."
+    ]
+
+
 def test_html_link_bars_are_navigation_lists_of_links_and_sentences_stay() -> None:
     bar = (
         '<p align="center">\n  <a href="https://discord.gg/x"><img alt="Discord" src="d.svg"></a>\n'

@@ -136,6 +136,16 @@ _BADGES_ONLY = re.compile(
     + _BADGE
     + rb")*[ \t\r\n]*"
 )
+# A badge row written half in HTML (``<a href=…><img src=…></a>``, tags only) and half in
+# Markdown (``[![CI](…)](…)``), comments between: Mocha's. Every piece starts with "<" or
+# "[", the separators with neither, so the possessive loop reads each byte once.
+_MIXED_BADGES = re.compile(
+    rb"[ \t\r\n]*+(?:(?:"
+    + _BADGE
+    + rb"|<!--.*?-->|</?[A-Za-z][A-Za-z0-9-]*(?:[ \t\r\n/][^<>]*)?>)"
+    + rb"(?:[ \t\r\n|]|\xe2\x80\xa2|\xc2\xb7|&nbsp;)*+)++",
+    re.DOTALL,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,6 +498,7 @@ class Walker:
                     and self._excluded_block(start, end, _MDX_IMPORTS, "markup")
                 )
                 or self._excluded_block(start, end, _BADGES_ONLY, "badges")
+                or self._excluded_block(start, end, _MIXED_BADGES, "badges")
                 or (
                     not self.block_depth
                     and (

@@ -69,13 +69,13 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   map back to the source, its units are what that adapter retains and the rest is
   excluded with its reasons (tags ``markup``, a ``<script>`` ``script`` …). A block
   that shows nothing (a script) keeps its leaf with no units.
-* A paragraph of linked images only (a README's row of build and version badges) is
-  excluded as ``badges``; an image without a link stays. A paragraph of three or more
-  links and separators only (``[Docs](…) | [Examples](…)``, a list of translated
-  READMEs) at the top level is a link bar, excluded as ``navigation``; so is a table
-  of contents, a top-level list of three or more items that are each one in-page link
-  (``- [Usage](#usage)``), and a top-level paragraph that is one in-page link alone,
-  maybe in brackets (``[⬆ back to top](#readme)``). An HTML block read as text whose
+* A paragraph of linked images only (a README's row of build and version badges, in
+  Markdown, HTML or both) is excluded as ``badges``; an image without a link stays. A
+  paragraph of three or more links and separators only (``[Docs](…) | [Examples](…)``,
+  a list of translated READMEs) at the top level is a link bar, excluded as
+  ``navigation``; so is a table of contents, a top-level list of three or more items
+  that are each one in-page link (``- [Usage](#usage)``), and a top-level paragraph
+  that is one in-page link alone, maybe in brackets (``[⬆ back to top](#readme)``). An HTML block read as text whose
   leaves only move within the page goes the same way: three or more in-page links, each
   alone in its leaf, under at most one short label (a ``<details>`` whose summary is
   "Table of Contents"), or one such link alone (``<p align="right">(<a
@@ -271,7 +271,8 @@ class MarkdownNormalizer:
     #      an HTML block of its own under it (logo, title and tagline in one block).
     # v25: an HTML block of a link bar (three or more links and separators on a line, with
     #      maybe linked badges) is navigation, as a Markdown link bar is.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v25+{HtmlNormalizer.identity}"
+    # v26: a badge row of HTML-linked images and Markdown badges together is badges.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v26+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
