@@ -439,6 +439,28 @@ def test_a_badge_row_half_html_half_markdown_is_badges() -> None:
     ]
 
 
+def test_linked_images_in_an_html_block_are_badges_its_text_stays() -> None:
+    block = (
+        '<p align="center">\n    <em>Typer, build great CLIs.</em>\n</p>\n<p align="center">\n'
+        '<a href="https://github.com/t/actions"><img src="test.svg" alt="Test"></a>\n'
+        '<a href="https://pypi.org/project/typer"><img src="v.svg" alt="Package version"></a>\n'
+        "</p>"
+    )
+    only = (  # "|" is text: not a block of tags only
+        '<p align="center">\n<a href="https://ci"><img src="ci.svg" alt="CI"></a> |\n'
+        '<a href="https://docs"><img src="d.svg" alt="Docs"></a>\n</p>'
+    )
+    tree = normalize(f"{block}\n\n{only}\n\n<p>A <img src='x.png' alt='chart'> inline.</p>\n")
+    assert [node.text for node in of_kind(tree, "html_block")] == [
+        "Typer, build great CLIs.",
+        "",
+        "A chart inline.",  # an image without a link stays, as in Markdown
+    ]
+    assert excluded(tree, "badges")[-1] == only
+    first = excluded(tree, "badges")[0]  # the first badge's alt text to the last's
+    assert first.startswith("Test") and first.endswith("Package version")
+
+
 def test_html_link_bars_are_navigation_lists_of_links_and_sentences_stay() -> None:
     bar = (
         '<p align="center">\n  <a href="https://discord.gg/x"><img alt="Discord" src="d.svg"></a>\n'

@@ -62,7 +62,18 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
     excluded = Exclusions.of(tree.exclusions)
     exclusions = list(zip(excluded.starts, excluded.ends, excluded.reasons, strict=True))
     retained = Units.of(tree.units)
-    for start, end in zip(retained.starts, retained.ends, strict=True):
+    owners = set(retained.node_ids)
+    leaves = [node for node in tree.nodes if node.node_id in owners]
+    if _navigation_only(leaves) or _link_bar_only(tree, leaves):
+        return HtmlBlockText("", (), (), ((0, len(block), "navigation"),))
+    badges = {leaf.node_id for leaf in leaves if _group(tree, leaf) is None and _badges_only(leaf)}
+    if badges and len(badges) == len(leaves):
+        return HtmlBlockText("", (), (), ((0, len(block), "badges"),))
+    owners -= badges
+    for start, end, owner in zip(retained.starts, retained.ends, retained.node_ids, strict=True):
+        if owner in badges:  # a row of linked badges beside the block's text
+            exclusions.append((start, end, "badges"))
+            continue
         text = block[start:end]
         first = start + len(text) - len(text.lstrip(_HTML_SPACE))
         last = start + len(text.rstrip(_HTML_SPACE))
@@ -74,10 +85,6 @@ def read_html_block(block: str, normalizer: HtmlNormalizer) -> HtmlBlockText | N
         if last < end:
             exclusions.append((last, end, "whitespace"))
         units.append((first, last))
-    owners = set(retained.node_ids)
-    leaves = [node for node in tree.nodes if node.node_id in owners]
-    if _navigation_only(leaves) or _link_bar_only(tree, leaves):
-        return HtmlBlockText("", (), (), ((0, len(block), "navigation"),))
     parts: list[str] = []
     segments: list[tuple[int, int, int, int]] = []
     position = 0
@@ -150,6 +157,24 @@ def _link_bar_only(tree: NormalizedDocument, leaves: list[NormalizedNode]) -> bo
         and max(count or 0 for count in counts) >= _BAR_LINKS
         and all(_group(tree, leaf) is None for leaf in leaves)
     )
+
+
+def _badges_only(leaf: NormalizedNode) -> bool:
+    """Whether a leaf shows linked images only (their alternative text) and separators:
+    a README's row of build and version badges, as the Markdown reader's badge rows."""
+    images, links = leaf.attributes.get("images"), leaf.attributes.get("links")
+    if not images or not links:
+        return False
+    position = 0
+    rest = []
+    for alt, _ in images:
+        found = leaf.text.find(alt, position) if alt else position
+        if found < 0:
+            return False
+        rest.append(leaf.text[position:found])
+        position = found + len(alt)
+    rest.append(leaf.text[position:])
+    return not "".join(rest).strip(_BAR_SEPARATORS)
 
 
 def _links_only(leaf: NormalizedNode) -> int | None:

@@ -272,7 +272,8 @@ class MarkdownNormalizer:
     # v25: an HTML block of a link bar (three or more links and separators on a line, with
     #      maybe linked badges) is navigation, as a Markdown link bar is.
     # v26: a badge row of HTML-linked images and Markdown badges together is badges.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v26+{HtmlNormalizer.identity}"
+    # v27: in an HTML block, a line of linked images only is badges, beside its text.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v27+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
