@@ -70,18 +70,19 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   excluded with its reasons (tags ``markup``, a ``<script>`` ``script`` …). A block
   that shows nothing (a script) keeps its leaf with no units.
 * A paragraph of linked images only (a README's row of build and version badges, in
-  Markdown, HTML or both) is excluded as ``badges``; an image without a link stays. A
-  paragraph of three or more links and separators only (``[Docs](…) | [Examples](…)``, a
-  list of translated READMEs) at the top level is a link bar, excluded as
-  ``navigation``; so is a table of contents, a top-level list of three or more items
-  that are each one in-page link (``- [Usage](#usage)``), and a top-level paragraph that
-  is one in-page link alone, maybe in brackets (``[⬆ back to top](#readme)``). An HTML
-  block read as text whose leaves only move within the page goes the same way: three or
-  more in-page links, each alone in its leaf, under at most one short label (a
-  ``<details>`` whose summary is "Table of Contents"), or one such link alone (``<p
-  align="right">(<a href="#readme-top">back to top</a>)</p>``), or a bar of three or
-  more links and separators on a line, maybe beside linked badges ("Docs • Discord •
-  Blog"); a list of links stays.
+  Markdown, HTML or both) is excluded as ``badges``; so is such a line inside an HTML
+  block read as text, beside the block's text; an image without a link stays, and so do
+  table and list rows of them. A paragraph of three or more links and separators only
+  (``[Docs](…) | [Examples](…)``, a list of translated READMEs) at the top level is a
+  link bar, excluded as ``navigation``; so is a table of contents, a top-level list of
+  three or more items that are each one in-page link (``- [Usage](#usage)``), and a
+  top-level paragraph that is one in-page link alone, maybe in brackets (``[⬆ back to
+  top](#readme)``). An HTML block read as text whose leaves only move within the page
+  goes the same way: three or more in-page links, each alone in its leaf, under at most
+  one short label (a ``<details>`` whose summary is "Table of Contents"), or one such
+  link alone (``<p align="right">(<a href="#readme-top">back to top</a>)</p>``), or a
+  bar of three or more links and separators on a line, maybe beside linked badges ("Docs
+  • Discord • Blog"); a list of links stays.
 * A MyST directive fence whose body names documents, objects or files rather than
   content (```` ```{toctree} ````, ``{contents}``, ``{include}``; autodoc's
   ``{autofunction}`` … when its body holds only options) is excluded as ``markup``;
