@@ -422,6 +422,13 @@ def test_footnotes_citations_substitutions_quotes_line_blocks_transitions() -> N
     assert "----------" in excluded(tree, "markup")  # a transition shows no text
 
 
+def test_a_line_block_of_empty_lines_is_markup() -> None:
+    # aiohttp's README: a logo, then "|" alone for space before its badges.
+    tree = normalize(".. image:: logo.svg\n   :alt: aiohttp logo\n\n|\n|\n\nText.\n")
+    assert kinds(tree, "line_block") == []
+    assert "|\n|" in excluded(tree, "markup")
+
+
 def test_refused_and_failed_directives() -> None:
     source = (
         ".. include:: other.rst\n\n.. raw:: html\n\n   <b>x</b>\n\n"
@@ -485,7 +492,7 @@ def test_registry_selects_the_rst_adapter() -> None:
 def test_identity_names_docutils_and_non_default_options() -> None:
     import docutils
 
-    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v15"
+    assert RstNormalizer.identity == f"rst:docutils-{docutils.__version__}:v16"
     assert NORMALIZER.identity == RstNormalizer.identity
     changed = RstNormalizer(max_depth=8, max_table_cells=10)
     assert changed.identity == f"{RstNormalizer.identity}:max_depth=8:max_table_cells=10"

@@ -364,6 +364,10 @@ class _Mapper:
             # A figure keeps its caption, so it stays.
             self.exclude(frame, dnode, start, end, "markup")
             return None
+        if tag == "line_block" and not dnode.astext().strip():
+            # ``|`` lines alone: vertical space under a README's logo, nothing to read.
+            self.exclude(frame, dnode, start, end, "markup")
+            return None
         if tag == "substitution_definition" and dnode.children:
             inner = dnode.children[0]
             if inner.tagname == "fr_inline_marker":  # ``.. |br| raw:: html``: refused

@@ -140,7 +140,8 @@ class RstNormalizer:
     #      excluded whole; its source no longer runs into the paragraph before it.
     # v14: rubrics and titles where no section may stand are heading leaves.
     # v15: tables too wide for docutils to parse in reasonable time are kept as text.
-    identity = f"rst:docutils-{_docutils_version()}:v15"
+    # v16: a line block of empty lines only (``|`` alone) is markup.
+    identity = f"rst:docutils-{_docutils_version()}:v16"
 
     def __init__(
         self,
