@@ -98,6 +98,13 @@ def test_a_logo_over_an_html_title_in_one_block_leaves_the_title_a_heading() -> 
     assert owned(tree, heading) == ["Gatsby"]  # its tags and the logo's are markup
     assert logo.rstrip() in excluded(tree, "markup")
     assert of_kind(tree, "paragraph")[0].parent_id == heading.parent_id
+    # A logo inside the heading element, the title after it (HTTPie's): owned alone.
+    tree = normalize(
+        '<h2 align="center">\n  <a href="https://httpie.io"><img alt="HTTPie" src="h.svg"></a>'
+        "\n  <br>HTTPie CLI: human-friendly HTTP client\n</h2>\n"
+    )
+    (heading,) = of_kind(tree, "heading")
+    assert owned(tree, heading) == ["HTTPie CLI: human-friendly HTTP client"]
     # The title inside the logo's paragraph, its closing tags after it (Sequelize's).
     tree = normalize(
         '<p align="center">\n  <img alt="Logo" src="l.svg" />\n  <h1>Sequelize</h1>\n</p>\n'

@@ -113,7 +113,8 @@ _HTML_HEADING = re.compile(
     rb"[ \t\r\n]*<[hH]([1-6])(?:[ \t\r\n][^<>]*)?>(.*?)</[hH]\1[ \t\r\n]*>", re.DOTALL
 )
 _HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
-_HTML_SPACE = " \t\n\r\f"
+_HTML_SPACE_BYTES = b" \t\n\r\f"
+_HTML_TAG_BYTES = re.compile(rb"<!--.*?-->|<[^<>]*>", re.DOTALL)
 _HEADING_OPEN = re.compile(rb"<[hH][1-6][ \t\r\n/>]")
 # A link and what it shows, for telling a bar of links dressed as a heading (Gatsby's
 # ``<h2>`` of "Quickstart · Tutorial · Plugins …") from a title that links somewhere.
@@ -138,10 +139,11 @@ def _html_heading(walker: Walker, start: int, end: int) -> HtmlHeading | None:
     """``(level, title, plain)`` when the HTML block ``[start, end)`` is one heading
     element with readable text (tags dropped, entities decoded, whitespace collapsed).
 
-    ``plain``: where the content starts and ends and the end tag ends, when the title is
-    the element's content exactly as written. Its tags are then excluded as markup and
-    the heading leaf owns the title alone: a README's ``<h1 align="center">Rocket</h1>``
-    was chunk text with its tags."""
+    ``plain``: where the title starts and ends and the end tag ends, when the title is
+    the element's one run of text between tags, exactly as written. Its tags are then
+    excluded as markup and the heading leaf owns the title alone: a README's ``<h1
+    align="center">Rocket</h1>`` (or ``<h2><a …><img …></a><br>HTTPie CLI</h2>``) was
+    chunk text with its tags."""
     match = _HTML_HEADING.match(walker.data, start, end)
     if match is None or not walker.shows_no_text(match.end(), end):
         return None
@@ -149,13 +151,29 @@ def _html_heading(walker: Walker, start: int, end: int) -> HtmlHeading | None:
     title = " ".join(html.unescape(_HTML_TAG.sub(" ", inner)).split())
     if not title or len(title) > TITLE_MAX:
         return None
-    if title != inner.strip(_HTML_SPACE):
+    run = _title_run(match.group(2), title)
+    if run is None:
         return int(match.group(1)), title, None
-    # The title, without the blank lines and indentation around it (ASCII: bytes).
-    low = match.start(2) + len(inner) - len(inner.lstrip(_HTML_SPACE))
-    high = match.end(2) - (len(inner) - len(inner.rstrip(_HTML_SPACE)))
     tag_end = start + len(walker.data[start:end].rstrip())  # closing tags after it too
-    return int(match.group(1)), title, (low, high, tag_end)
+    return int(match.group(1)), title, (match.start(2) + run[0], match.start(2) + run[1], tag_end)
+
+
+def _title_run(inner: bytes, title: str) -> tuple[int, int] | None:
+    """The byte range of ``inner`` that is its only run of text between tags, without
+    the whitespace around it, when that run is ``title`` as written; else None."""
+    runs, position = [], 0
+    for tag in _HTML_TAG_BYTES.finditer(inner):
+        runs.append((position, tag.start()))
+        position = tag.end()
+    runs.append((position, len(inner)))
+    shown = [(low, high) for low, high in runs if inner[low:high].strip(_HTML_SPACE_BYTES)]
+    if len(shown) != 1:
+        return None
+    low, high = shown[0]
+    text = inner[low:high]
+    low += len(text) - len(text.lstrip(_HTML_SPACE_BYTES))
+    high -= len(text) - len(text.rstrip(_HTML_SPACE_BYTES))
+    return (low, high) if inner[low:high].decode("utf-8", "replace") == title else None
 
 
 def _heading_after_tags(walker: Walker, start: int, end: int) -> tuple[int, HtmlHeading | None]:

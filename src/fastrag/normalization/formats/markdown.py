@@ -274,7 +274,9 @@ class MarkdownNormalizer:
     #      maybe linked badges) is navigation, as a Markdown link bar is.
     # v26: a badge row of HTML-linked images and Markdown badges together is badges.
     # v27: in an HTML block, a line of linked images only is badges, beside its text.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v27+{HtmlNormalizer.identity}"
+    # v28: an HTML heading whose one run of text between tags is its title owns that run
+    #      alone, its tags (a logo's too) markup.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v28+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
