@@ -49,9 +49,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 * An HTML block that is one heading element, ``<h1 align="center">Project</h1>`` (how
   READMEs centre their title), is a ``heading`` of that level and opens a section like
   ``# Project``; its ``text`` is the element's readable text (tags dropped, entities
-  decoded). When that is the element's content as written, its unit is that content and
-  the tags around it are ``markup`` (the chunk shows "Project"); otherwise its unit is
-  the element's source. Beyond 300 characters of text it is a banner, not a title, and
+  decoded). When that is the element's one run of text between tags, as written, its
+  unit is that run and the tags around it are ``markup``, a logo inside the element too
+  (the chunk shows "Project"); otherwise its unit is the element's source. Beyond 300 characters of text it is a banner, not a title, and
   stays an ``html_block``. So is the heading element a block shows first after tags only
   (a centred logo over the title): the tags before it and any closing tags after it are
   ``markup``, and anything else after it is an ``html_block`` of its own in the new
