@@ -52,12 +52,12 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   decoded). When that is the element's one run of text between tags, as written, its
   unit is that run and the tags around it are ``markup``, a logo inside the element too
   (the chunk shows "Project"); otherwise its unit is the element's source. Beyond 300
-  characters of text it is a banner, not a title, and stays an ``html_block``. So is the
-  heading element a block shows first after tags only (a centred logo over the title):
-  the tags before it and any closing tags after it are ``markup``, and anything else
-  after it is an ``html_block`` of its own in the new section (logo, title and tagline
-  in one block). A heading element of three or more links and at most two words of its
-  own ("Quickstart · Tutorial · Plugins") is ``navigation``, not a title.
+  characters of text it is a banner, not a title, and stays an ``html_block``. The
+  heading element a block shows first after tags only (a centred logo over the title) is
+  a heading too: the tags before it and any closing tags after it are ``markup``, and
+  anything else after it is an ``html_block`` of its own in the new section (logo, title
+  and tagline in one block). A heading element of three or more links and at most two
+  words of its own ("Quickstart · Tutorial · Plugins") is ``navigation``, not a title.
 * HTML blocks that hold only comments (``<!-- … -->``, whitespace between) render
   nothing: they are excluded as ``comment``; blocks of tags only (a README's centred
   logo, ``<p align="center">``, ``</div>``) show nothing either: ``markup``, and so do
