@@ -79,6 +79,7 @@ CASES: dict[str, Callable[[], None]] = {
     "front matter title with a run of tabs": lambda: _markdown(
         "---\ntitle: a" + "\t" * 300_000 + "b\n---\n\nText.\n"
     ),
+    "heading of unclosed comments": lambda: _markdown("<h1>" + "<!-- " * 60_000 + "x</h1>\n"),
     "comments block": lambda: _markdown("<!-- a -->" * 60 + "x\n"),
     "mdx import of tabs": lambda: _markdown("import" + "\t" * 20_000 + "'m' x\n"),
     "container fence of tabs": lambda: _markdown(":::" + "\t" * 200_000 + "\nx\n"),

@@ -112,9 +112,10 @@ def _start_code(walker: Walker, tag: Any, start: int) -> None:
 _HTML_HEADING = re.compile(
     rb"[ \t\r\n]*<[hH]([1-6])(?:[ \t\r\n][^<>]*)?>(.*?)</[hH]\1[ \t\r\n]*>", re.DOTALL
 )
-_HTML_TAG = re.compile(r"<!--.*?-->|<[^<>]*>", re.DOTALL)
+# A comment left open runs to the end, as in HTML: read once, not from every "<!--" again.
+_HTML_TAG = re.compile(r"<!--.*?(?:-->|\Z)|<[^<>]*>", re.DOTALL)
 _HTML_SPACE_BYTES = b" \t\n\r\f"
-_HTML_TAG_BYTES = re.compile(rb"<!--.*?-->|<[^<>]*>", re.DOTALL)
+_HTML_TAG_BYTES = re.compile(rb"<!--.*?(?:-->|\Z)|<[^<>]*>", re.DOTALL)
 _HEADING_OPEN = re.compile(rb"<[hH][1-6][ \t\r\n/>]")
 # A link and what it shows, for telling a bar of links dressed as a heading (Gatsby's
 # ``<h2>`` of "Quickstart · Tutorial · Plugins …") from a title that links somewhere.

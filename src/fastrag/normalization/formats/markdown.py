@@ -276,7 +276,8 @@ class MarkdownNormalizer:
     # v27: in an HTML block, a line of linked images only is badges, beside its text.
     # v28: an HTML heading whose one run of text between tags is its title owns that run
     #      alone, its tags (a logo's too) markup.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v28+{HtmlNormalizer.identity}"
+    # v29: a comment left open in an HTML heading runs to its end, as in HTML.
+    identity = f"markdown:pyromark-{_pyromark_version()}:v29+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
