@@ -13,6 +13,7 @@ keeps its place in the tree and owns exactly the source the HTML adapter retains
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fastrag.exceptions import NormalizationError
@@ -162,35 +163,28 @@ def _link_bar_only(tree: NormalizedDocument, leaves: list[NormalizedNode]) -> bo
 def _badges_only(leaf: NormalizedNode) -> bool:
     """Whether a leaf shows linked images only (their alternative text) and separators:
     a README's row of build and version badges, as the Markdown reader's badge rows."""
-    images, links = leaf.attributes.get("images"), leaf.attributes.get("links")
-    if not images or not links:
+    images = leaf.attributes.get("images")
+    if not images or not leaf.attributes.get("links"):
         return False
-    position = 0
-    rest = []
-    for alt, _ in images:
-        found = leaf.text.find(alt, position) if alt else position
-        if found < 0:
-            return False
-        rest.append(leaf.text[position:found])
-        position = found + len(alt)
-    rest.append(leaf.text[position:])
-    return not "".join(rest).strip(_BAR_SEPARATORS)
+    return _shows_only(leaf.text, images)
 
 
 def _links_only(leaf: NormalizedNode) -> int | None:
     """How many links a leaf shows when it shows nothing else but separators, or None."""
     links = leaf.attributes.get("links")
-    if not links:
-        return None
-    rest, position = [], 0
-    for text, _ in links:
-        found = leaf.text.find(text, position) if text else position
-        if found < 0:
-            return None
-        rest.append(leaf.text[position:found])
-        position = found + len(text)
-    rest.append(leaf.text[position:])
-    return len(links) if not "".join(rest).strip(_BAR_SEPARATORS) else None
+    return len(links) if links and _shows_only(leaf.text, links) else None
+
+
+def _shows_only(text: str, pairs: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``text`` is the first items of ``pairs`` (link texts, image alts), in
+    order, and separators between them."""
+    position = 0
+    for shown, _ in pairs:
+        found = text.find(shown, position) if shown else position
+        if found < 0 or text[position:found].strip(_BAR_SEPARATORS):
+            return False
+        position = found + len(shown)
+    return not text[position:].strip(_BAR_SEPARATORS)
 
 
 def _in_page_link_only(leaf: NormalizedNode) -> bool:

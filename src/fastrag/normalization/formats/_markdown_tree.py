@@ -177,44 +177,33 @@ def _title_run(inner: bytes, title: str) -> tuple[int, int] | None:
     return (low, high) if inner[low:high].decode("utf-8", "replace") == title else None
 
 
-def _heading_after_tags(walker: Walker, start: int, end: int) -> tuple[int, HtmlHeading | None]:
-    """Where a heading element starts that ends the HTML block ``[start, end)`` after
-    tags only, and the heading (``_html_heading``); ``(start, None)`` when there is none.
+def _first_heading(
+    walker: Walker, start: int, end: int
+) -> tuple[int, HtmlHeading, int | None] | None:
+    """The heading element the HTML block ``[start, end)`` shows first, after tags only:
+    where it starts, the heading, and where the rest of the block starts when more than
+    closing tags follows it (None when nothing does). The tags before it are excluded as
+    markup, as a block of tags alone is.
 
     READMEs centre a logo over their title in one block (``<p align="center"><img
-    alt="Gatsby" …></p>`` then ``<h1>Gatsby</h1>`` with no blank line between): read as
-    one block, the title was text under no heading. The tags before it are excluded as
-    markup, as a block of tags alone is.
-    """
-    opening = _HEADING_OPEN.search(walker.data, start + 1, end)
-    if opening is None:
-        return start, None
-    heading = _html_heading(walker, opening.start(), end)
-    if heading is None or not walker.tags_only(start, opening.start()):
-        return start, None
-    return opening.start(), heading
-
-
-def _heading_over_html(walker: Walker, start: int, end: int) -> int | None:
-    """Open the heading element that the HTML block ``[start, end)`` shows first when
-    more follows it in the block; where the rest starts.
-
-    Zod's and Yargs' READMEs put logo, title and tagline in one block: the title heads
-    the document and the tagline is read as an HTML block of its own.
+    alt="Gatsby" …></p>`` then ``<h1>Gatsby</h1>``, no blank line between), often with a
+    tagline under it (Zod's, Yargs'): read as one block, the title was text under no
+    heading. The rest is read as an HTML block of its own, under the title.
     """
     opening = _HEADING_OPEN.search(walker.data, start, end)
     if opening is None or not walker.shows_no_text(start, opening.start()):
         return None
-    match = _HTML_HEADING.match(walker.data, opening.start(), end)
+    at = opening.start()
+    match = _HTML_HEADING.match(walker.data, at, end)
     if match is None:
         return None
-    heading = _html_heading(walker, opening.start(), match.end())
+    rest = None if walker.shows_no_text(match.end(), end) else match.end()
+    heading = _html_heading(walker, at, end if rest is None else rest)
     if heading is None:
         return None
-    if walker.data[start : opening.start()].strip():
-        walker.tags_only(start, opening.start())
-    _open_html_heading(walker, opening.start(), heading)
-    return match.end()
+    if walker.data[start:at].strip():
+        walker.tags_only(start, at)
+    return at, heading, rest
 
 
 def _open_html_heading(walker: Walker, start: int, heading: HtmlHeading) -> None:
@@ -342,15 +331,16 @@ def _start(walker: Walker, tag: Any, start: int, end: int) -> None:
             return
         if _heading_link_bar(walker, start, end) and walker.navigation_block(start, end):
             return
-        heading = _html_heading(walker, start, end)
+        heading, rest = _html_heading(walker, start, end), None
         if heading is None:
-            start, heading = _heading_after_tags(walker, start, end)
+            found = _first_heading(walker, start, end)
+            if found is not None:
+                start, heading, rest = found
         if heading is not None:
             _open_html_heading(walker, start, heading)
-            return
-        rest = _heading_over_html(walker, start, end)
-        if rest is not None:  # the heading is a leaf; the rest of the block opens below
-            walker.close_leaf(rest)
+            if rest is None:
+                return
+            walker.close_leaf(rest)  # the heading is a leaf; the rest opens below
             start = rest
     if (
         name == "CodeBlock"

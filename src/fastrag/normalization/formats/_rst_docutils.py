@@ -403,7 +403,8 @@ class _Toolkit:
                     # next block, so its rows would claim the wrong lines: keep such a
                     # table as text, at the line it really starts on.
                     misplaced = start != first_line
-                    work = cells * max(map(len, block))
+                    width = max(map(len, block))
+                    work = cells * width
                     if (
                         misplaced
                         or context.table_cells + cells > context.max_table_cells
@@ -421,7 +422,7 @@ class _Toolkit:
                         else:
                             reason = (
                                 f"table of about {cells} cells on lines of up to "
-                                f"{max(map(len, block))} characters too wide to parse in "
+                                f"{width} characters too wide to parse in "
                                 "reasonable time: kept as text"
                             )
                         context.notes.append((first_line, reason))
