@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,36 +18,47 @@ from fastrag.normalization.dump import dump_tree
 from fastrag.normalization.formats.rst import RstNormalizer
 
 NORMALIZER = RstNormalizer()
-_WATCHED = {
-    "open",
-    "urllib.Request",
-    "socket.connect",
-    "socket.getaddrinfo",
-    "subprocess.Popen",
-    "os.system",
-    "os.listdir",
-    "os.scandir",
+
+# The audit runs in a child process: an audit hook cannot be removed, and a Python hook
+# runs inside CPython 3.11's guard against concurrent sys.settrace calls, so under coverage
+# a thread started anywhere later in the session could die installing its trace function
+# ("Cannot install a trace function while another ...", python/cpython#98257).
+_AUDITED_RUN = """
+import json, sys
+from fastrag.models import Document
+from fastrag.normalization.dump import dump_tree
+from fastrag.normalization.formats.rst import RstNormalizer
+
+WATCHED = {
+    "open", "urllib.Request", "socket.connect", "socket.getaddrinfo",
+    "subprocess.Popen", "os.system", "os.listdir", "os.scandir",
 }
-_AUDIT: dict[str, Any] = {"armed": False, "events": []}
+events, armed = [], [False]
 
 
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if _AUDIT["armed"] and event in _WATCHED:
-        _AUDIT["events"].append((event, repr(args)[:120]))
+def audit(event, args):
+    if armed[0] and event in WATCHED:
+        events.append(event)
 
 
-sys.addaudithook(_audit)  # inert unless a test arms it; audit hooks cannot be removed
-
-
-@pytest.fixture
-def audited() -> Iterator[list[tuple[str, str]]]:
-    """The watched events seen while a test sets ``_AUDIT["armed"]``."""
-    events: list[tuple[str, str]] = []
-    _AUDIT["events"] = events
-    try:
-        yield events
-    finally:
-        _AUDIT["armed"] = False
+sys.addaudithook(audit)
+secret, source = sys.argv[1], sys.stdin.read()
+normalizer = RstNormalizer()
+document = Document("doc", "test", source, {"content_format": "rst"})
+normalizer.normalize(document)  # warm up: lazy imports open files, not the document's doing
+armed[0] = True
+open(secret, encoding="utf-8").read()  # the hook does see file access
+probe = list(events)
+events.clear()
+tree = normalizer.normalize(document)
+armed[0] = False
+print(json.dumps({
+    "probe": probe,
+    "events": events,
+    "leaked": "SENTINEL-CONTENT" in dump_tree(tree),
+    "directives": [e.reason for e in tree.exclusions].count("directive"),
+}))
+"""
 
 
 def normalize(source: str, normalizer: RstNormalizer = NORMALIZER) -> NormalizedDocument:
@@ -164,9 +175,7 @@ def test_mixed_line_ends_are_docutils_lines() -> None:
     ]
 
 
-def test_nothing_reads_files_or_fetches_urls(
-    tmp_path: Path, audited: list[tuple[str, str]]
-) -> None:
+def test_nothing_reads_files_or_fetches_urls(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("SENTINEL-CONTENT\n", encoding="utf-8")
     url = "http://127.0.0.1:9/sentinel"
@@ -178,16 +187,18 @@ def test_nothing_reads_files_or_fetches_urls(
         f".. literalinclude:: {secret}\n\n.. role:: raw-html(raw)\n   :format: html\n\n"
         ":raw-html:`<script>SENTINEL</script>` text.\n"
     )
-    normalize(source)  # warm up: lazy imports open files, that is not the document's doing
-    _AUDIT["armed"] = True
-    secret.read_text(encoding="utf-8")  # the hook does see file access
-    assert [event for event, _ in audited] == ["open"]
-    audited.clear()
-    tree = normalize(source)
-    _AUDIT["armed"] = False
-    assert audited == []
-    assert "SENTINEL-CONTENT" not in dump_tree(tree)
-    assert [e.reason for e in tree.exclusions if e.reason != "whitespace"].count("directive") == 7
+    child = subprocess.run(
+        [sys.executable, "-c", _AUDITED_RUN, str(secret)],
+        input=source,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(child.stdout)
+    assert seen["probe"] == ["open"]
+    assert seen["events"] == []
+    assert seen["leaked"] is False
+    assert seen["directives"] == 7
 
 
 def test_docutils_global_registries_are_untouched() -> None:
