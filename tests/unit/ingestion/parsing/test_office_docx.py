@@ -51,7 +51,7 @@ def tree_section_paths(document: Document) -> set[tuple[str, ...]]:
 def test_word_sample_headings_lists_table_and_picture() -> None:
     document = parse("word_sample.docx")
     assert document.metadata["content_format"] == ContentFormat.MARKDOWN
-    assert document.metadata["parser_version"] == "DocxParser:1"
+    assert document.metadata["parser_version"] == "DocxParser:2"
     assert heading_lines(document) == ["# Swimming in the lake", "## Let’s swim!", "### Let’s eat"]
     content = document.content
     assert "- You can relax and look around\n- Paddle about\n- Enjoy summer warmth" in content
@@ -119,16 +119,104 @@ def test_word_tables_merged_cells_are_repeated_and_rows_aligned() -> None:
     assert "| Merged Cell 0.2 1.2 |\n|---|---|---|\n|  |  | Merged Cell 0.2 1.2 |" in content
 
 
-def test_carroll_without_headings_is_paragraphs() -> None:
+def test_carroll_chapter_set_in_bold_is_its_heading() -> None:
     document = parse("carroll-lookingglass.docx")
     blocks = document.content.rstrip("\n").split("\n\n")
     assert len(blocks) == 79  # 80 paragraphs, one of them empty
     assert blocks[:2] == ["THROUGH THE LOOKING-GLASS", "By Lewis Carroll"]
-    assert heading_lines(document) == []
+    # No heading styles: the chapter title is a Normal paragraph in bold at 12 pt, the
+    # poem's title (and its mirror image) bold at the body's 9 pt, so one level down.
+    assert heading_lines(document) == [
+        "## CHAPTER I. Looking-Glass house",
+        "### YKCOWREBBAJ",
+        "### JABBERWOCKY",
+    ]
     # The poem's indented lines are prose, not indented code blocks.
-    assert "JABBERWOCKY" in blocks
+    assert "### JABBERWOCKY" in blocks
     assert not any(line.startswith(" ") for line in document.content.splitlines())
-    assert section_paths(document) == {()}
+    paths = section_paths(document)
+    assert ("CHAPTER I. Looking-Glass house", "JABBERWOCKY") in paths
+
+
+def _bold_lines_docx(*, styled_heading: bool = False) -> bytes:
+    """Sections marked only by bold lines, and bold that is not a heading."""
+    import docx
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+    from docx.shared import Pt
+
+    document = docx.Document()
+    if styled_heading:
+        document.add_heading("Styled", level=1)
+
+    def bold(text: str, size: float | None = None, style: str | None = None) -> None:
+        run = document.add_paragraph(style=style).add_run(text)
+        run.bold = True
+        if size is not None:
+            run.font.size = Pt(size)
+
+    bold("Annual report", 16)
+    document.add_paragraph("The year in one paragraph.")
+    bold("Revenue", 14)
+    document.add_paragraph("Revenue grew.")
+    bold("Costs", 14)
+    document.add_table(rows=1, cols=1).cell(0, 0).text = "rent"
+    bold("Note:")  # a lead-in, not a title
+    document.add_paragraph("Figures are unaudited.")
+    bold("A bold sentence that runs on for more words than any heading would have")
+    document.add_paragraph("Plain text after it.")
+    bold("Jane Doe")  # an address block: bold lines together are emphasis
+    bold("London")
+    document.add_paragraph("Dear reader.")
+    bold("Figure 1 the duck", style="Caption")
+    document.add_paragraph("Caption and text.")
+    strong = document.add_paragraph()
+    strong.add_run("Outlook").style = document.styles["Strong"]  # bold by character style
+    document.add_paragraph("Next year.")
+    undone = document.add_paragraph(style="Intense Quote")  # not a body paragraph
+    undone.add_run("Quoted")
+    document.add_paragraph("After the quote.")
+    off = document.add_paragraph()
+    off.add_run("Mixed ").bold = True
+    off.add_run("weights")._r.get_or_add_rPr().append(parse_xml(f"<w:b {nsdecls('w')} w:val='0'/>"))
+    document.add_paragraph("Last words.")
+    stream = io.BytesIO()
+    document.save(stream)
+    return stream.getvalue()
+
+
+def test_bold_lines_are_headings_in_a_document_without_heading_styles() -> None:
+    document = parse("bold.docx", _bold_lines_docx())
+    # Levels follow the font size: 16 pt above 14 pt; the Strong run's size is the default.
+    assert heading_lines(document) == [
+        "## Annual report",
+        "### Revenue",
+        "### Costs",
+        "#### Outlook",
+    ]
+    content = document.content
+    for text in ("Note:", "Jane Doe\n\nLondon", "Figure 1 the duck", "Mixed weights"):
+        assert f"\n\n{text}\n\n" in content
+    assert ("Annual report",) in section_paths(document)
+    assert ("Annual report", "Costs") in tree_section_paths(document)
+
+
+def test_bold_lines_stay_text_where_the_author_used_heading_styles() -> None:
+    document = parse("styled.docx", _bold_lines_docx(styled_heading=True))
+    assert heading_lines(document) == ["## Styled"]
+    assert "\n\nAnnual report\n\nThe year in one paragraph." in document.content
+
+
+def test_a_document_set_all_in_bold_has_no_bold_headings() -> None:
+    import docx
+
+    word = docx.Document()
+    for text in ("Intro", "Everything here is bold.", "Body", "Still bold.", "End"):
+        word.add_paragraph().add_run(text).bold = True
+    word.add_paragraph("One plain paragraph.")
+    stream = io.BytesIO()
+    word.save(stream)
+    assert heading_lines(parse("all-bold.docx", stream.getvalue())) == []
 
 
 def test_previsat_manual_toc_excluded_code_fenced_and_structure_kept() -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from docx.oxml.xmlchemy import BaseOxmlElement as _Element
 
-__all__ = ["W", "cell_text", "iter_blocks", "paragraph_text", "qn"]
+__all__ = ["W", "cell_text", "iter_blocks", "paragraph_text", "qn", "visible_runs"]
 
 W: Final = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 """WordprocessingML's namespace, in Clark notation (python-docx is imported lazily)."""
@@ -61,12 +61,17 @@ def paragraph_text(paragraph: _Element) -> str:
 
 
 def _collect(element: _Element, parts: list[str]) -> None:
+    parts.extend(str(getattr(run, "text", "") or "") for run in visible_runs(element))
+
+
+def visible_runs(element: _Element) -> Iterator[_Element]:
+    """The ``w:r`` runs of a paragraph whose text ``paragraph_text`` reads, in order."""
     for child in element:
         tag = child.tag
         if tag == _RUN:
-            parts.append(str(getattr(child, "text", "") or ""))
+            yield child
         elif tag in _WRAPPERS:
-            _collect(child, parts)
+            yield from visible_runs(child)
 
 
 def iter_blocks(container: _Element) -> Iterator[_Element]:

@@ -4,7 +4,8 @@ The body is rendered in document order — paragraphs and tables interleaved, co
 controls opened — as Markdown the structure-aware engine packs:
 
 * headings from styles and outline levels (``Title`` → ``#``, ``Heading N`` → N + 1 ``#``;
-  see ``_office_docx_roles``), so they reach chunks' heading paths;
+  see ``_office_docx_roles``), so they reach chunks' heading paths; a document without
+  heading styles gets its headings from short lines set in bold (``_office_docx_emphasis``);
 * numbered and bulleted paragraphs → nested ``1.`` / ``-`` items by their level;
 * consecutive code-styled paragraphs → one fenced block, quotes → ``>``;
 * tables → pipe tables, header = first row, merged cells repeated (``_office_docx_tables``);
@@ -19,11 +20,12 @@ as diagnostics. Nothing external (linked images, templates) is ever fetched.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from fastrag._optional import require
+from fastrag.ingestion.steps.parsing._office_docx_emphasis import BoldLine, Emphasis, bold_headings
 from fastrag.ingestion.steps.parsing._office_docx_roles import Role, RoleReader
 from fastrag.ingestion.steps.parsing._office_docx_tables import table_grid
 from fastrag.ingestion.steps.parsing._office_docx_text import (
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
 __all__ = ["DocxParser"]
 
 _PARAGRAPH: Final = qn("w:p")
+_TABLE_ROLE: Final = Role("body")
+"""A table's place in the role list (tables are told apart by their tag)."""
 _RELATIONSHIPS: Final = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
 _EXCLUDED_PARTS: Final = {_RELATIONSHIPS + "header": "header", _RELATIONSHIPS + "footer": "footer"}
 _MATH: Final = "{http://schemas.openxmlformats.org/officeDocument/2006/math}oMath"
@@ -66,7 +70,7 @@ class DocxParser(OfficeParser):
     """Render a DOCX body as Markdown; headers, footers and the TOC become exclusions."""
 
     kind = "DOCX"
-    version = 1
+    version = 2
 
     def convert(self, data: bytes, name: str) -> Parsed:
         """Load ``data`` with python-docx and render its body."""
@@ -91,6 +95,7 @@ class _BodyRenderer:
     """Turns body blocks into Markdown blocks, grouping list items and code lines."""
 
     def __init__(self, document: WordDocument, name: str) -> None:
+        self._document = document
         self._roles = RoleReader(document)
         self._name = name
         self._items: list[ListItem] = []
@@ -99,13 +104,17 @@ class _BodyRenderer:
 
     def render(self, container: BaseOxmlElement) -> Iterator[str]:
         """Markdown blocks of ``container``'s paragraphs and tables, in order."""
-        for block in iter_blocks(container):
+        blocks = list(iter_blocks(container))
+        roles = [self._roles.role(b) if b.tag == _PARAGRAPH else _TABLE_ROLE for b in blocks]
+        texts = [paragraph_text(b) if b.tag == _PARAGRAPH else "" for b in blocks]
+        emphasized = self._bold_headings(blocks, roles, texts)
+        for index, (block, role, text) in enumerate(zip(blocks, roles, texts, strict=True)):
             if block.tag != _PARAGRAPH:
                 yield from self._flush()
                 yield pipe_table(table_grid(block, self._name))
                 continue
-            role = self._roles.role(block)
-            text = paragraph_text(block)
+            if index in emphasized:
+                role = Role("heading", emphasized[index])
             if role.kind == "code":
                 yield from self._flush_list()
                 self._code.extend(text.replace("\v", "\n").split("\n"))
@@ -118,6 +127,22 @@ class _BodyRenderer:
                 yield from self._flush()
                 yield self._render(role, text)
         yield from self._flush()
+
+    def _bold_headings(
+        self, blocks: list[BaseOxmlElement], roles: list[Role], texts: list[str]
+    ) -> Mapping[int, int]:
+        """Heading levels of bold lines by block index (``_office_docx_emphasis``)."""
+        if any(role.kind == "heading" and role.level > 1 for role in roles):
+            return {}  # the author marked sections up: bold lines are emphasis in them
+        emphasis = Emphasis(self._document)
+        indices: list[int] = []
+        lines: list[BoldLine | None] = []
+        for index, (block, role, text) in enumerate(zip(blocks, roles, texts, strict=True)):
+            if block.tag == _PARAGRAPH and (not text.strip() or role.kind == "toc"):
+                continue  # spacing and navigation are not what follows a heading
+            indices.append(index)
+            lines.append(emphasis.line(block) if role.kind == "body" else None)
+        return {indices[line]: level for line, level in bold_headings(lines).items()}
 
     def _render(self, role: Role, text: str) -> str:
         if role.kind == "heading":
