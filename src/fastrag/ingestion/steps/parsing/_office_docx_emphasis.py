@@ -45,9 +45,13 @@ MAX_CHARACTERS: Final = 120
 _SENTENCE_ENDS: Final = (".", ",", ";", ":")
 _NOT_HEADING_STYLES: Final = ("caption", "subtitle")
 _MAX_STYLE_CHAIN: Final = 32
+_MAX_SIZE: Final = 3276
+"""Word's largest font size, 1638 pt, in half-points; anything else says nothing."""
 _OFF: Final = frozenset({"0", "false", "off", "none"})
 _VAL: Final = qn("w:val")
 _RUN_PROPERTIES: Final = qn("w:rPr")
+_PARAGRAPH_PROPERTIES: Final = qn("w:pPr")
+_TEXT: Final = qn("w:t")
 _BOLD: Final = qn("w:b")
 _SIZE: Final = qn("w:sz")
 _STYLE_ID: Final = qn("w:styleId")
@@ -82,33 +86,33 @@ class Emphasis:
             if default and style.get(qn("w:type")) == "paragraph":
                 self._default_style = self._default_style or style_id
         self._cache: dict[str | None, tuple[bool | None, int | None]] = {}
+        self._names: dict[str | None, str] = {}
         defaults = styles.find(f"{qn('w:docDefaults')}/{qn('w:rPrDefault')}/{_RUN_PROPERTIES}")
         self._default_bold = _bold(defaults) or False
         self._default_size = _size(defaults)
 
-    def line(self, paragraph: BaseOxmlElement) -> BoldLine:
-        """The ``BoldLine`` of the ``w:p`` element ``paragraph``."""
-        style_id = _attribute(paragraph.find(qn("w:pPr")), "w:pStyle") or self._default_style
+    def line(self, paragraph: BaseOxmlElement, text: str) -> BoldLine:
+        """The ``BoldLine`` of the ``w:p`` element ``paragraph``, whose text is ``text``."""
+        style_id = _attribute(paragraph.find(_PARAGRAPH_PROPERTIES), "w:pStyle")
+        style_id = style_id or self._default_style
         paragraph_bold, paragraph_size = self._style(style_id)
-        bold_runs = 0
         sizes: dict[int | None, int] = {}
-        text: list[str] = []
         for run in visible_runs(paragraph):
-            run_text = str(getattr(run, "text", "") or "")
-            text.append(run_text)
-            if not run_text.strip():
+            # Only w:t holds visible characters (tabs and breaks are whitespace), read
+            # straight from the XML: python-docx's run text runs an XPath query per run.
+            shown = sum(len(t.text.strip()) for t in run.iterchildren(_TEXT) if t.text)
+            if not shown:
                 continue
             properties = run.find(_RUN_PROPERTIES)
             character = self._style(_attribute(properties, "w:rStyle"))
             bold = _first(_bold(properties), character[0], paragraph_bold)
             if not (self._default_bold if bold is None else bold):
-                return BoldLine(False, False, None)
-            bold_runs += 1
+                return _NOT_BOLD
             size = _first(_size(properties), character[1], paragraph_size, self._default_size)
-            sizes[size] = sizes.get(size, 0) + len(run_text)
-        if not bold_runs:
-            return BoldLine(False, False, None)
-        line = "".join(text).strip()
+            sizes[size] = sizes.get(size, 0) + shown
+        if not sizes:
+            return _NOT_BOLD
+        line = text.strip()
         short = (
             len(line) <= MAX_CHARACTERS
             and len(line.split()) <= MAX_WORDS
@@ -121,8 +125,11 @@ class Emphasis:
         return BoldLine(True, short, max(sizes.items(), key=lambda item: item[1])[0])
 
     def _name(self, style_id: str | None) -> str:
-        style = None if style_id is None else self._styles.get(style_id)
-        return (_attribute(style, "w:name") or "").lower()
+        name = self._names.get(style_id)
+        if name is None:
+            style = None if style_id is None else self._styles.get(style_id)
+            name = self._names[style_id] = (_attribute(style, "w:name") or "").lower()
+        return name
 
     def _style(self, style_id: str | None) -> tuple[bool | None, int | None]:
         """Bold and size a style sets, its ``basedOn`` chain followed (nearest wins)."""
@@ -142,6 +149,9 @@ class Emphasis:
                 current = _attribute(style, "w:basedOn")
             self._cache[style_id] = (bold, size)
         return self._cache[style_id]
+
+
+_NOT_BOLD: Final = BoldLine(False, False, None)
 
 
 def bold_headings(lines: Sequence[BoldLine | None]) -> Mapping[int, int]:
@@ -185,9 +195,10 @@ def _size(properties: BaseOxmlElement | None) -> int | None:
     found = None if properties is None else properties.find(_SIZE)
     value = None if found is None else found.get(_VAL)
     try:
-        return None if value is None else int(value)
+        size = None if value is None else int(value)
     except ValueError:
         return None
+    return size if size is not None and 0 < size <= _MAX_SIZE else None
 
 
 def _attribute(element: BaseOxmlElement | None, child: str) -> str | None:

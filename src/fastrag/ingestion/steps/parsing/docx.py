@@ -141,7 +141,7 @@ class _BodyRenderer:
             if block.tag == _PARAGRAPH and (not text.strip() or role.kind == "toc"):
                 continue  # spacing and navigation are not what follows a heading
             indices.append(index)
-            lines.append(emphasis.line(block) if role.kind == "body" else None)
+            lines.append(emphasis.line(block, text) if role.kind == "body" else None)
         return {indices[line]: level for line, level in bold_headings(lines).items()}
 
     def _render(self, role: Role, text: str) -> str:
