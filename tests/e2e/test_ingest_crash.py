@@ -34,15 +34,15 @@ def test_a_killed_run_then_a_rerun_equals_an_uninterrupted_run(tmp_path: Path) -
     _run(tree, reference)
 
     output = tmp_path / "killed" / "out.jsonl"
-    process = subprocess.Popen(_command(tree, output), stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    progressed = []
-    for line in process.stderr:  # plain progress lines: stderr is not a terminal
-        progressed.append(line)
-        if " chunked " in line:
-            break
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    with subprocess.Popen(_command(tree, output), stderr=subprocess.PIPE, text=True) as process:
+        assert process.stderr is not None
+        progressed = []
+        for line in process.stderr:  # plain progress lines: stderr is not a terminal
+            progressed.append(line)
+            if " chunked " in line:
+                break
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
     assert process.returncode == -signal.SIGKILL, "the run finished before it could be killed"
     assert progressed, "the run printed no progress line"
     assert not output.exists()  # atomic: no partial JSONL, ever
