@@ -691,6 +691,34 @@ def test_header_only_table() -> None:
     assert row.text == "| h |\n| - |" and row.attributes["header"] is True
 
 
+def test_a_first_row_of_pictures_is_data_not_a_header() -> None:
+    """all-contributors' grid: GFM makes its first row of avatars the header row."""
+    avatar = "[![{0}](https://github.com/{0}.png?size=100)](https://github.com/{0})"
+    grid = (
+        f"{avatar.format('ann')} | {avatar.format('bob')} |\n---|---|\n"
+        f"{avatar.format('cy')} | <img src='d.png'> |\n"
+    )
+    logos = "| <a href='https://a.example'><img src='a.svg'/></a> | |\n|---|---|\n| x | y |\n"
+    schema = "| Feature | ![A](a.png) | ![B](b.png) |\n|---|---|---|\n| fast | yes | no |\n"
+    for source, header in ((grid, False), (logos, False), (schema, True)):
+        first = of_kind(normalize(source), "table_row")[0]
+        assert first.attributes["header"] is header, source
+
+
+def test_a_picture_grid_wider_than_the_budget_is_cut_not_refused() -> None:
+    from fastrag.ingestion.steps.chunking import StructureAwareChunker, Utf8ByteTokenizer
+
+    cell = "[![{0}](https://avatars.example/{0}.png)](https://example.org/people/{0})"
+    row = " | ".join(cell.format(f"person-{n}") for n in range(12))
+    source = f"# Team\n\n| {row} |\n|{'---|' * 12}\n| {row} |\n"
+    chunker = StructureAwareChunker(
+        tokenizer=Utf8ByteTokenizer(), target_tokens=300, max_tokens=400, cache=False
+    )
+    pieces = list(chunker.split(Document("team", "t", source, {"content_format": "markdown"})))
+    assert all(meta["embedding_token_count"] <= 400 for _, meta in pieces)
+    assert any(meta.get("atomic_structure_loss") for _, meta in pieces)
+
+
 # -- links, front matter, definitions ---------------------------------------------------
 
 

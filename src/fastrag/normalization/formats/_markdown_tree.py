@@ -248,6 +248,23 @@ def _start_row(walker: Walker, tag: Any, start: int) -> None:
     walker.open_leaf("table_row", start, None, {"header": tag == "TableHead"})
 
 
+# GFM requires a header row; READMEs laying out a grid of avatars, logos or screenshots
+# (all-contributors, sponsors, "used by") put the first row of pictures there.
+_CELL_BORDER = re.compile(rb"(?<!\\)\|")
+_PICTURE = re.compile(rb"<img\b|!\[", re.IGNORECASE)
+
+
+def _data_in_header(walker: Walker, end: int) -> None:
+    """A header row whose every filled cell shows a picture names no column: it is the
+    grid's first row of data (``{"header": False}``), so packing never repeats it as the
+    schema of a piece (a row of avatars with their links can outweigh a whole chunk)."""
+    node = walker.nodes[walker.leaf]
+    row = walker.data[node.start : end].strip().strip(b"|")
+    cells = [cell for cell in map(bytes.strip, _CELL_BORDER.split(row)) if cell]
+    if cells and all(_PICTURE.search(cell) for cell in cells) and node.attributes:
+        node.attributes["header"] = False
+
+
 def _start_list(walker: Walker, tag: Any, start: int) -> None:
     first = tag["List"]
     attributes: dict[str, Any] = {"ordered": first is not None}
@@ -376,6 +393,7 @@ def _end(walker: Walker, tag: Any, end: int) -> None:
         return
     if name == "TableHead":
         walker.header_pending = True  # closed by the next row or the table's end
+        _data_in_header(walker, end)
     elif name in _LEAF_ENDS:
         walker.close_leaf(end)
 

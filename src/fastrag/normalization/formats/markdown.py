@@ -27,7 +27,11 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   lists and tables own nothing.
 * A table is a ``table`` node ``{"align": (...)}`` with ``table_row`` children
   ``{"header": bool}``; the header row owns the delimiter row (``|---|:-:|``) below it,
-  so repeating the header row repeats valid table syntax.
+  so repeating the header row repeats valid table syntax. GFM requires that first row,
+  and READMEs laying out a grid of avatars, sponsor logos or screenshots fill it with
+  pictures: a first row whose every filled cell shows an image (``![…](…)`` or
+  ``<img>``) names no column and is ``{"header": False}``, data that packing never
+  repeats as a schema.
 * Code: ``{"language": ...}`` from the info string's first word (omitted when absent) and
   ``{"fence": "```"}`` for fenced blocks. Lists: ``{"ordered": bool}`` plus ``"start"``
   for ordered lists; items ``{"label": "-" | "3.", "depth": n}`` and ``"checked"`` for
@@ -277,7 +281,8 @@ class MarkdownNormalizer:
     # v28: an HTML heading whose one run of text between tags is its title owns that run
     #      alone, its tags (a logo's too) markup.
     # v29: a comment left open in an HTML heading runs to its end, as in HTML.
-    identity = f"markdown:pyromark-{_pyromark_version()}:v29+{HtmlNormalizer.identity}"
+    # v30: a table's first row of pictures only is data, not a header (picture grids).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v30+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
