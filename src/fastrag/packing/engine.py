@@ -41,7 +41,7 @@ from fastrag.tokenization.protocol import Tokenizer
 
 __all__ = ["ENGINE_VERSION", "Piece", "engine_identity", "pack"]
 
-ENGINE_VERSION: Final = "fastrag-packing:26"
+ENGINE_VERSION: Final = "fastrag-packing:27"
 """Bump whenever the engine's output for the same inputs changes."""
 
 Piece = tuple[str, Mapping[str, Any]]

@@ -211,11 +211,15 @@ def _clip(block: Block, start: int, end: int) -> list[Run]:
 
 
 def _clip_run(run: Run, start: int, end: int) -> Run:
-    """One run restricted to display ``[start, end)``: verbatim runs are cut exactly."""
+    """One run restricted to display ``[start, end)``: verbatim runs are cut exactly, and
+    so are runs the display adds (no source to keep whole: a row border and the line
+    break after it, ``" |\n| "``, split between the rows it separates)."""
     d0, d1, s0, _, kind = run
     if kind == RunKind.SOURCE or kind == RunKind.GAP:
         x, y = max(d0, start), min(d1, end)
         return (x, y, s0 + x - d0, s0 + y - d0, kind)
+    if s0 < 0:
+        return (max(d0, start), min(d1, end), s0, s0, kind)
     return run
 
 
@@ -362,14 +366,24 @@ class Renderer:
         tail = pieces[-1]
         # Labels after the last line break open what the cut left out (a bullet, a row's
         # "| "): dropped. A label on the last shown line closes it (a row's " |"): kept.
+        # One label may hold both, across its line break (" |\n| " between the rows of a
+        # table read inside Markdown): its part before the break is kept.
         labels = last_end < len(last.text)
         while tail:
-            kind = tail[-1][4]
+            run = tail[-1]
+            kind = run[4]
             if kind in _WHITESPACE_RUNS:
-                if labels and "\n" in last.text[tail[-1][0] : tail[-1][1]]:
+                if labels and "\n" in last.text[run[0] : run[1]]:
                     labels = False
             elif kind != RunKind.LABEL or not labels:
                 break
+            else:
+                line = last.text.rfind("\n", run[0], run[1])
+                if line > run[0]:
+                    tail[-1] = (run[0], line, run[2], run[3], kind)
+                    break
+                if line == run[0]:
+                    labels = False
             tail.pop()
         return "".join(leading)
 

@@ -44,7 +44,7 @@ def test_histogram_draws_one_bar_per_nonempty_bin_and_the_budget() -> None:
 
 def test_summary_of_a_real_document() -> None:
     path = REPO / "examples" / "documents" / "mixed.md"
-    inspection = inspect_file(path, max_tokens=60)
+    inspection = inspect_file(path, max_tokens=62)
     summary = summarize(inspection)
     counts = sorted(record["token_estimate"] for record in inspection.records)
     assert summary.chunks == len(counts) == 3
@@ -54,14 +54,14 @@ def test_summary_of_a_real_document() -> None:
     assert summary.characters == len(inspection.content)
     assert summary.offset_modes == (("map", 3),)
     assert (summary.max_tokens, summary.target_tokens, summary.tokenizer) == (
-        60,
-        40,
+        62,
+        41,
         "cl100k_base",
     )
     assert 0 < summary.covered_characters <= summary.characters
     rows = dict(summary.rows())
     assert rows["Tokens p50 / p95 / max"] == f"{counts[1]} / {counts[2]} / {counts[2]}"
-    assert rows["Budget"] == "max 60, target 40, overlap 0"
+    assert rows["Budget"] == "max 62, target 41, overlap 0"
 
 
 def test_a_chunker_without_a_budget_says_so(tmp_path: Path) -> None:

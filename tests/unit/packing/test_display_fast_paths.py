@@ -192,6 +192,8 @@ def _clipped_run_by_run(block: Block, start: int, end: int) -> list[Run]:
         if kind in (RunKind.SOURCE, RunKind.GAP):
             x, y = max(d0, start), min(d1, end)
             clipped.append((x, y, s0 + x - d0, s0 + y - d0, kind))
+        elif s0 < 0:  # added by the display: no source to keep whole
+            clipped.append((max(d0, start), min(d1, end), s0, s1, kind))
         else:
             clipped.append((d0, d1, s0, s1, kind))
     return clipped

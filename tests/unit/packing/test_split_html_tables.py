@@ -67,3 +67,24 @@ def test_a_markdown_table_is_cut_where_it_was() -> None:
     for piece in pieces[1:]:
         assert piece.startswith("| Operator | Example | Overloadable? |\n|---|---|---|\n| op")
         assert piece.endswith(" |")
+
+
+def test_a_table_without_header_read_inside_markdown_is_cut_between_whole_rows() -> None:
+    """An HTML block's display is one leaf: the border between two rows is one run the
+    display adds (``" |\\n| "``), which a cut between rows used to leave whole to the
+    next piece, ending a piece without its closing border and opening the next with it."""
+    body = "".join(
+        f"<tr><td>person {n}</td><td>author of chapter {n}</td><td>{n} commits</td></tr>"
+        for n in range(12)
+    )
+    table = f"<table>\n<tbody>{body}</tbody>\n</table>\n"
+    for source, normalizer in (
+        (f"# Team\n\n{table}", MarkdownNormalizer()),
+        (f"<html><body><h1>Team</h1>{table}</body></html>", HtmlNormalizer()),
+    ):
+        pieces = [piece for piece in _pieces(source, normalizer) if "person" in piece]
+        assert len(pieces) >= 3
+        rows = [line for piece in pieces for line in piece.split("\n") if "person" in line]
+        assert rows == [f"| person {n} | author of chapter {n} | {n} commits |" for n in range(12)]
+        for piece in pieces:
+            assert piece.endswith(" |") and not piece.startswith(" |"), piece

@@ -202,14 +202,23 @@ class CutSite:
         """``(slot index, cut offset)`` for each unit slot beginning inside ``(start, end)``.
 
         The cut lies at the end of the previous slot, so the gap between them travels
-        with the piece it precedes (and is trimmed when that piece starts a chunk).
+        with the piece it precedes (and is trimmed when that piece starts a chunk) —
+        unless the gap shows text before a line break, as the cell borders between the
+        rows of an HTML table read inside Markdown do (`` |``, line break, ``| ``): then
+        the cut lies after that line break, so the row before keeps its closing border
+        and the next piece starts on its own line.
         """
-        slots = self.block.slots
+        slots, text = self.block.slots, self.block.text
         for index in range(max(1, self.slot_index(start)), len(slots)):
             cut = slots[index - 1][1]
             if cut >= end:
                 break
-            if cut > start:
+            following = slots[index][0]
+            if following > cut + 1 and not text[cut:following].isspace():
+                line = text.rfind("\n", cut, following)
+                if line > cut and not text[cut:line].isspace():
+                    cut = line + 1
+            if start < cut < end:
                 yield index, cut
 
     def after_lead_in(self, offset: int) -> bool:
