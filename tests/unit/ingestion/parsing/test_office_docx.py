@@ -138,15 +138,19 @@ def test_carroll_chapter_set_in_bold_is_its_heading() -> None:
     assert ("CHAPTER I. Looking-Glass house", "JABBERWOCKY") in paths
 
 
-def _bold_lines_docx(*, styled_heading: bool = False) -> bytes:
-    """Sections marked only by bold lines, and bold that is not a heading."""
+def _bold_lines_docx(*, styled_heading: str = "") -> bytes:
+    """Sections marked only by bold lines, and bold that is not a heading; a Heading 1
+    paragraph ``"first"`` in the document or ``"later"``, after its first paragraph."""
     import docx
     from docx.oxml import parse_xml
     from docx.oxml.ns import nsdecls
     from docx.shared import Pt
 
     document = docx.Document()
-    if styled_heading:
+    if styled_heading == "first":
+        document.add_heading("Styled", level=1)
+    elif styled_heading == "later":
+        document.add_paragraph("Opening words.")
         document.add_heading("Styled", level=1)
 
     def bold(text: str, size: float | None = None, style: str | None = None) -> None:
@@ -202,9 +206,21 @@ def test_bold_lines_are_headings_in_a_document_without_heading_styles() -> None:
 
 
 def test_bold_lines_stay_text_where_the_author_used_heading_styles() -> None:
-    document = parse("styled.docx", _bold_lines_docx(styled_heading=True))
+    document = parse("styled.docx", _bold_lines_docx(styled_heading="later"))
     assert heading_lines(document) == ["## Styled"]
     assert "\n\nAnnual report\n\nThe year in one paragraph." in document.content
+
+
+def test_bold_lines_head_sections_under_a_title_typed_in_heading_1() -> None:
+    document = parse("titled.docx", _bold_lines_docx(styled_heading="first"))
+    assert heading_lines(document) == [
+        "## Styled",
+        "### Annual report",
+        "#### Revenue",
+        "#### Costs",
+        "##### Outlook",
+    ]
+    assert ("Styled", "Annual report", "Revenue") in tree_section_paths(document)
 
 
 def test_a_document_set_all_in_bold_has_no_bold_headings() -> None:

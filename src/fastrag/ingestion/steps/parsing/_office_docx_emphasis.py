@@ -22,7 +22,9 @@ not count) a body paragraph becomes a heading when:
 Levels follow font size (``w:sz`` by the same inheritance, else the document default):
 the largest size among these headings is level 2, as ``Heading 1`` is, the next size
 down level 3, and so on to 6. A document that has style headings keeps only those: its
-bold lines are emphasis inside sections its author marked up.
+bold lines are emphasis inside sections its author marked up — unless its one style
+heading opens the document (a title typed in ``Heading 1``): bold lines then head the
+sections below it, one level down.
 """
 
 from __future__ import annotations
@@ -154,12 +156,13 @@ class Emphasis:
 _NOT_BOLD: Final = BoldLine(False, False, None)
 
 
-def bold_headings(lines: Sequence[BoldLine | None]) -> Mapping[int, int]:
+def bold_headings(lines: Sequence[BoldLine | None], top: int = 2) -> Mapping[int, int]:
     """Heading level by block index, for the blocks of a body without style headings.
 
     ``lines[i]`` is block ``i``'s ``BoldLine`` when it is a body paragraph with text,
     ``None`` for any other block with text (table, list item, code, quote); blocks
-    without text are left out of ``lines`` by the caller.
+    without text are left out of ``lines`` by the caller. The largest bold lines get
+    level ``top``.
     """
     body = [line for line in lines if line is not None]
     if not body or 2 * sum(line.bold for line in body) > len(body):
@@ -173,7 +176,7 @@ def bold_headings(lines: Sequence[BoldLine | None]) -> Mapping[int, int]:
         if not (before is not None and before.bold) and not (after is not None and after.bold):
             chosen[index] = line.size
     sizes = sorted({size or 0 for size in chosen.values()}, reverse=True)
-    level_of = {size: min(2 + rank, 6) for rank, size in enumerate(sizes)}
+    level_of = {size: min(top + rank, 6) for rank, size in enumerate(sizes)}
     return {index: level_of[size or 0] for index, size in chosen.items()}
 
 

@@ -131,9 +131,26 @@ class _BodyRenderer:
     def _bold_headings(
         self, blocks: list[BaseOxmlElement], roles: list[Role], texts: list[str]
     ) -> Mapping[int, int]:
-        """Heading levels of bold lines by block index (``_office_docx_emphasis``)."""
-        if any(role.kind == "heading" and role.level > 1 for role in roles):
-            return {}  # the author marked sections up: bold lines are emphasis in them
+        """Heading levels of bold lines by block index (``_office_docx_emphasis``).
+
+        One style heading opening the document is its title (typed in ``Heading 1``
+        rather than ``Title``): bold lines then head sections below it. Any other style
+        heading means the author marked sections up: bold lines are emphasis in them.
+        """
+        styled = [i for i, role in enumerate(roles) if role.kind == "heading" and role.level > 1]
+        top = 2
+        if styled:
+            opening = next(
+                (
+                    i
+                    for i, (b, t) in enumerate(zip(blocks, texts, strict=True))
+                    if b.tag != _PARAGRAPH or t.strip()
+                ),
+                None,
+            )
+            if len(styled) > 1 or styled[0] != opening:
+                return {}
+            top = roles[styled[0]].level + 1
         emphasis = Emphasis(self._document)
         indices: list[int] = []
         lines: list[BoldLine | None] = []
@@ -142,7 +159,7 @@ class _BodyRenderer:
                 continue  # spacing and navigation are not what follows a heading
             indices.append(index)
             lines.append(emphasis.line(block, text) if role.kind == "body" else None)
-        return {indices[line]: level for line, level in bold_headings(lines).items()}
+        return {indices[line]: level for line, level in bold_headings(lines, top).items()}
 
     def _render(self, role: Role, text: str) -> str:
         if role.kind == "heading":
