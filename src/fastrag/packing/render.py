@@ -213,7 +213,7 @@ def _clip(block: Block, start: int, end: int) -> list[Run]:
 def _clip_run(run: Run, start: int, end: int) -> Run:
     """One run restricted to display ``[start, end)``: verbatim runs are cut exactly, and
     so are runs the display adds (no source to keep whole: a row border and the line
-    break after it, ``" |\n| "``, split between the rows it separates)."""
+    break after it, ``" |\\n| "``, split between the rows it separates)."""
     d0, d1, s0, _, kind = run
     if kind == RunKind.SOURCE or kind == RunKind.GAP:
         x, y = max(d0, start), min(d1, end)
