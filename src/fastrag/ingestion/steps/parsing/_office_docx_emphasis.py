@@ -57,7 +57,6 @@ _TEXT: Final = qn("w:t")
 _BOLD: Final = qn("w:b")
 _SIZE: Final = qn("w:sz")
 _STYLE_ID: Final = qn("w:styleId")
-_BASED_ON: Final = qn("w:basedOn")
 
 
 class BoldLine:
