@@ -26,10 +26,10 @@ __all__ = ["HtmlBlockText", "read_html_block", "read_html_blocks"]
 _GROUP_KINDS = frozenset({"list", "table", "definition_list"})
 _LIST_LABEL = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _HTML_SPACE = " \t\n\r\f"
+"""ASCII whitespace, which HTML collapses."""
 _BAR_LINKS = 3
 _BAR_SEPARATORS = " \t\n\r\f\xa0|•·/-–—"
 """What may stand between the links of a bar (see ``_link_bar_only``)."""
-"""ASCII whitespace, which HTML collapses."""
 
 
 @dataclass(frozen=True, slots=True)

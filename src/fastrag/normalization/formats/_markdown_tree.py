@@ -115,7 +115,7 @@ _HTML_HEADING = re.compile(
 # A comment left open runs to the end, as in HTML: read once, not from every "<!--" again.
 _HTML_TAG = re.compile(r"<!--.*?(?:-->|\Z)|<[^<>]*>", re.DOTALL)
 _HTML_SPACE_BYTES = b" \t\n\r\f"
-_HTML_TAG_BYTES = re.compile(rb"<!--.*?(?:-->|\Z)|<[^<>]*>", re.DOTALL)
+_HTML_TAG_BYTES = re.compile(_HTML_TAG.pattern.encode(), re.DOTALL)
 _HEADING_OPEN = re.compile(rb"<[hH][1-6][ \t\r\n/>]")
 # A link and what it shows, for telling a bar of links dressed as a heading (Gatsby's
 # ``<h2>`` of "Quickstart · Tutorial · Plugins …") from a title that links somewhere.

@@ -214,9 +214,9 @@ class CutSite:
             if cut >= end:
                 break
             following = slots[index][0]
-            if following > cut + 1 and not text[cut:following].isspace():
+            if following > cut + 1:
                 line = text.rfind("\n", cut, following)
-                if line > cut and not text[cut:line].isspace():
+                if line > cut and _VISIBLE.search(text, cut, line):
                     cut = line + 1
             if start < cut < end:
                 yield index, cut

@@ -223,12 +223,15 @@ def test_bold_lines_head_sections_under_a_title_typed_in_heading_1() -> None:
     assert ("Styled", "Annual report", "Revenue") in tree_section_paths(document)
 
 
-def test_a_document_set_all_in_bold_has_no_bold_headings() -> None:
+def test_a_document_set_mostly_in_bold_has_no_bold_headings() -> None:
+    """Each bold line here has a table after it and nothing bold beside it: only the
+    share of bold paragraphs (3 of 4) keeps them text."""
     import docx
 
     word = docx.Document()
-    for text in ("Intro", "Everything here is bold.", "Body", "Still bold.", "End"):
+    for text in ("Intro", "Body", "End"):
         word.add_paragraph().add_run(text).bold = True
+        word.add_table(rows=1, cols=1).cell(0, 0).text = f"{text} cell"
     word.add_paragraph("One plain paragraph.")
     stream = io.BytesIO()
     word.save(stream)

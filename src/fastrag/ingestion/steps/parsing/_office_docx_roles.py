@@ -23,14 +23,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from fastrag.ingestion.steps.parsing._office_docx_text import qn
+from fastrag.ingestion.steps.parsing._office_docx_text import child_value, qn
 
 if TYPE_CHECKING:
     from docx.document import Document as WordDocument
     from docx.oxml.xmlchemy import BaseOxmlElement
     from docx.styles.style import BaseStyle
 
-__all__ = ["Role", "RoleReader"]
+__all__ = ["Role", "RoleReader", "StyleFacts", "run_bold", "run_size"]
 
 RoleKind = Literal["heading", "list", "code", "quote", "toc", "body"]
 
@@ -44,6 +44,9 @@ _NUMBERING_REL: Final = (
     "http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering"
 )
 _VAL: Final = qn("w:val")
+_OFF: Final = frozenset({"0", "false", "off", "none"})
+_MAX_SIZE: Final = 3276
+"""Word's largest font size, 1638 pt, in half-points; anything else says nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +59,18 @@ class Role:
 
 
 @dataclass(frozen=True, slots=True)
-class _StyleFacts:
+class StyleFacts:
+    """What a style and the styles it is based on set (the nearest definition wins)."""
+
     name: str
+    """Word's internal style name, lower case (``heading 1``, ``caption``)."""
     outline: int | None
     num_id: str | None
     ilvl: int | None
+    bold: bool | None
+    """``w:b`` of its run properties: on, off, or not said."""
+    size: int | None
+    """``w:sz`` of its run properties, in half-points."""
 
 
 _BODY: Final = Role("body")
@@ -71,14 +81,14 @@ class RoleReader:
 
     def __init__(self, document: WordDocument) -> None:
         self._document = document
-        self._styles: dict[str | None, _StyleFacts] = {}
+        self._styles: dict[tuple[str | None, bool], StyleFacts] = {}
         self._formats: dict[tuple[str, int], str | None] = {}
         self._nums, self._abstracts = _numbering_definitions(document)
 
     def role(self, paragraph: BaseOxmlElement) -> Role:
         """The role of the ``w:p`` element ``paragraph``."""
         properties = paragraph.find(qn("w:pPr"))
-        style = self._style_facts(_attr(properties, "w:pStyle"))
+        style = self.style(child_value(properties, "w:pStyle"))
         name = style.name
         if name == "title":
             return Role("heading", 1)
@@ -87,7 +97,7 @@ class RoleReader:
         heading = _HEADING_NAME.fullmatch(name)
         if heading:
             return Role("heading", min(int(heading.group(1)) + 1, 6))
-        outline = _int(_attr(properties, "w:outlineLvl"))
+        outline = _int(child_value(properties, "w:outlineLvl"))
         outline = style.outline if outline is None else outline
         if outline is not None and 0 <= outline <= 8:
             return Role("heading", min(outline + 2, 6))
@@ -97,13 +107,13 @@ class RoleReader:
             return Role("quote")
         return self._list_role(properties, style)
 
-    def _list_role(self, properties: BaseOxmlElement | None, style: _StyleFacts) -> Role:
+    def _list_role(self, properties: BaseOxmlElement | None, style: StyleFacts) -> Role:
         numbering = None if properties is None else properties.find(qn("w:numPr"))
-        num_id = _attr(numbering, "w:numId")
+        num_id = child_value(numbering, "w:numId")
         num_id = style.num_id if num_id is None else num_id
         if num_id is None or num_id == "0":
             return _BODY
-        ilvl = _int(_attr(numbering, "w:ilvl"))
+        ilvl = _int(child_value(numbering, "w:ilvl"))
         ilvl = style.ilvl if ilvl is None else ilvl
         level = min(max(ilvl or 0, 0), _MAX_LIST_LEVEL)
         number_format = self._format(num_id, level)
@@ -127,7 +137,7 @@ class RoleReader:
                 found = _level_format(override.find(qn("w:lvl")))
                 if found is not None:
                     return found
-        abstract = self._abstracts.get(_attr(num, "w:abstractNumId") or "")
+        abstract = self._abstracts.get(child_value(num, "w:abstractNumId") or "")
         if abstract is None:
             return None
         for lvl in abstract.iterchildren(qn("w:lvl")):
@@ -135,33 +145,59 @@ class RoleReader:
                 return _level_format(lvl)
         return None
 
-    def _style_facts(self, style_id: str | None) -> _StyleFacts:
-        if style_id not in self._styles:
-            self._styles[style_id] = self._read_style(style_id)
-        return self._styles[style_id]
+    def style(self, style_id: str | None, *, character: bool = False) -> StyleFacts:
+        """The facts of paragraph style ``style_id`` (of character style ``style_id`` if
+        ``character``); an unknown or absent id is the document's default style."""
+        key = (style_id, character)
+        if key not in self._styles:
+            self._styles[key] = self._read_style(style_id, character)
+        return self._styles[key]
 
-    def _read_style(self, style_id: str | None) -> _StyleFacts:
+    def _read_style(self, style_id: str | None, character: bool) -> StyleFacts:
         from docx.enum.style import WD_STYLE_TYPE
 
-        style: BaseStyle | None = self._document.part.get_style(style_id, WD_STYLE_TYPE.PARAGRAPH)
+        kind = WD_STYLE_TYPE.CHARACTER if character else WD_STYLE_TYPE.PARAGRAPH
+        style: BaseStyle | None = self._document.part.get_style(style_id, kind)
         name = (style.name or "").lower() if style is not None else ""
         outline: int | None = None
         num_id: str | None = None
         ilvl: int | None = None
+        bold: bool | None = None
+        size: int | None = None
         seen: set[int] = set()
         # Nearest definition wins; a basedOn cycle or a very long chain is cut off.
         while style is not None and id(style) not in seen and len(seen) < _MAX_STYLE_CHAIN:
             seen.add(id(style))
             properties = style.element.find(qn("w:pPr"))
             if outline is None:
-                outline = _int(_attr(properties, "w:outlineLvl"))
+                outline = _int(child_value(properties, "w:outlineLvl"))
             numbering = None if properties is None else properties.find(qn("w:numPr"))
             if num_id is None:
-                num_id = _attr(numbering, "w:numId")
+                num_id = child_value(numbering, "w:numId")
             if ilvl is None:
-                ilvl = _int(_attr(numbering, "w:ilvl"))
+                ilvl = _int(child_value(numbering, "w:ilvl"))
+            run_properties = style.element.find(qn("w:rPr"))
+            if bold is None:
+                bold = run_bold(run_properties)
+            if size is None:
+                size = run_size(run_properties)
             style = getattr(style, "base_style", None)
-        return _StyleFacts(name, outline, num_id, ilvl)
+        return StyleFacts(name, outline, num_id, ilvl, bold, size)
+
+
+def run_bold(properties: BaseOxmlElement | None) -> bool | None:
+    """``w:b`` of a run-properties element (``w:rPr``): on, off, or not said."""
+    found = None if properties is None else properties.find(qn("w:b"))
+    if found is None:
+        return None
+    value = found.get(_VAL)
+    return value is None or str(value).lower() not in _OFF
+
+
+def run_size(properties: BaseOxmlElement | None) -> int | None:
+    """``w:sz`` of a run-properties element in half-points, if it says a real size."""
+    size = _int(child_value(properties, "w:sz"))
+    return size if size is not None and 0 < size <= _MAX_SIZE else None
 
 
 def _numbering_definitions(
@@ -184,15 +220,6 @@ def _numbering_definitions(
     return nums, abstracts
 
 
-def _attr(element: BaseOxmlElement | None, child: str) -> str | None:
-    """``child``'s ``w:val`` under ``element`` (e.g. ``w:pStyle`` of a ``w:pPr``)."""
-    if element is None:
-        return None
-    found = element.find(qn(child))
-    value = None if found is None else found.get(_VAL)
-    return None if value is None else str(value)
-
-
 def _int(value: str | None) -> int | None:
     if value is None:
         return None
@@ -205,4 +232,4 @@ def _int(value: str | None) -> int | None:
 def _level_format(lvl: BaseOxmlElement | None) -> str | None:
     if lvl is None:
         return None
-    return _attr(lvl, "w:numFmt")
+    return child_value(lvl, "w:numFmt")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from docx.oxml.xmlchemy import BaseOxmlElement as _Element
 
-__all__ = ["W", "cell_text", "iter_blocks", "paragraph_text", "qn", "visible_runs"]
+__all__ = ["W", "cell_text", "child_value", "iter_blocks", "paragraph_text", "qn", "visible_runs"]
 
 W: Final = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 """WordprocessingML's namespace, in Clark notation (python-docx is imported lazily)."""
@@ -28,6 +28,7 @@ def qn(tag: str) -> str:
 
 
 _RUN: Final = qn("w:r")
+_VAL: Final = qn("w:val")
 _PARAGRAPH: Final = qn("w:p")
 _TABLE: Final = qn("w:tbl")
 _ROW: Final = qn("w:tr")
@@ -51,6 +52,15 @@ _WRAPPERS: Final = frozenset(
 (``w:del``/``w:moveFrom`` deletions, properties, bookmarks, comments' anchors)."""
 _BLOCK_WRAPPERS: Final = frozenset(qn(tag) for tag in ("w:sdt", "w:sdtContent", "w:customXml"))
 """Block-level containers (content controls, custom XML) whose paragraphs are body text."""
+
+
+def child_value(element: _Element | None, child: str) -> str | None:
+    """``child``'s ``w:val`` under ``element`` (e.g. ``w:pStyle`` of a ``w:pPr``)."""
+    if element is None:
+        return None
+    found = element.find(qn(child))
+    value = None if found is None else found.get(_VAL)
+    return None if value is None else str(value)
 
 
 def paragraph_text(paragraph: _Element) -> str:

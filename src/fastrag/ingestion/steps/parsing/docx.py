@@ -151,14 +151,15 @@ class _BodyRenderer:
             if len(styled) > 1 or styled[0] != opening:
                 return {}
             top = roles[styled[0]].level + 1
-        emphasis = Emphasis(self._document)
+        emphasis = Emphasis(self._document, self._roles)
         indices: list[int] = []
         lines: list[BoldLine | None] = []
         for index, (block, role, text) in enumerate(zip(blocks, roles, texts, strict=True)):
             if block.tag == _PARAGRAPH and (not text.strip() or role.kind == "toc"):
                 continue  # spacing and navigation are not what follows a heading
             indices.append(index)
-            lines.append(emphasis.line(block, text) if role.kind == "body" else None)
+            paragraph = block.tag == _PARAGRAPH and role.kind == "body"
+            lines.append(emphasis.line(block, text) if paragraph else None)
         return {indices[line]: level for line, level in bold_headings(lines, top).items()}
 
     def _render(self, role: Role, text: str) -> str:
