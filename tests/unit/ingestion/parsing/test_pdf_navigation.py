@@ -71,6 +71,10 @@ def rows(*texts: str) -> list[Line]:
         ("Gauß-Krümmung, 92, 91–94", Entry.COMMA),
         ("Aktion, siehe Gruppenoperation", Entry.COMMA),
         ("1 Definition of CRC 2", Entry.PAGE_END),
+        # A heading's label on its own row names nothing a page could point to.
+        ("Chapter 2", None),
+        ("Appendix 12", None),
+        ("Kapitel 3", None),
         # Not page references: table cells after a leader, prose, thousands separators.
         ("AFM revisions … 1 work-hour × $85 per hour = $85 … $0 … $85 … $6,205.", None),
         ("Coffee … 2.50", None),
@@ -191,6 +195,46 @@ def test_an_untitled_run_needs_many_strong_entries() -> None:
 )
 def test_real_content_is_never_taken_for_navigation(texts: tuple[str, ...]) -> None:
     assert find_navigation([[rows(*texts)]]) == []
+
+
+def test_a_chapters_own_contents_goes_and_its_heading_stays() -> None:
+    # doxygen's manual (LaTeX book class): "Chapter 2" over "Installation", then the
+    # chapter's sections with leaders and pages, then its text. "Chapter 2" once read as
+    # a weak entry that opened a five-entry run, and the chapter's heading went with it.
+    page = [
+        row("Chapter 2", 10, size=18.6, bold=True),
+        row("Installation", 40, size=22.3, bold=True),
+        *[
+            row(text, 80 + 12 * index)
+            for index, text in enumerate(
+                (
+                    "2.1 Compiling from source on UNIX … 7",
+                    "2.2 Installing the binaries on UNIX … 8",
+                    "2.3 Compiling from source on Windows … 9",
+                )
+            )
+        ],
+        row("First go to the download page to get the latest distribution.", 140),
+    ]
+    regions = [[page]]
+    (run,) = find_navigation(regions)
+    assert [key[2] for key in run.rows] == [2, 3, 4]
+    headings = Headings({(0, 0, 0): 2}, frozenset({(0, 0, 1)}), source="outline")
+    kept, moved, _removed = _without_navigation(regions, headings)
+    assert [line.text for region in kept[0] for line in region] == [
+        "Chapter 2",
+        "Installation",
+        "First go to the download page to get the latest distribution.",
+    ]
+    assert dict(moved.levels) == {(0, 0, 0): 2}
+
+
+def test_a_short_untitled_run_counts_only_as_numbered_sections_with_leaders() -> None:
+    # Two or three leader rows alone are no contents unless numbered like sections.
+    assert find_navigation([[rows("1. Coffee … 3", "2. Tea … 2", "Cake … 4")]]) == []
+    assert find_navigation([[rows("A.1 Tools … 3", "Notes … 5")]]) == []
+    (run,) = find_navigation([[rows("A.1 Tools … 3", "A.2 Notes … 5")]])
+    assert len(run.rows) == 2
 
 
 def test_a_weak_run_counts_under_a_contents_title_when_numbered() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
-from fastrag.ingestion.steps.parsing._pdf_blocks import block_page, line_pitches
+from fastrag.ingestion.steps.parsing._pdf_blocks import block_page
 from fastrag.ingestion.steps.parsing._pdf_columns import reading_order
 from fastrag.ingestion.steps.parsing._pdf_extract import Extraction
 from fastrag.ingestion.steps.parsing._pdf_furniture import find_furniture
@@ -36,7 +36,7 @@ from fastrag.ingestion.steps.parsing._pdf_layout import (
     PageLayout,
     PageText,
 )
-from fastrag.ingestion.steps.parsing._pdf_lines import region_lines
+from fastrag.ingestion.steps.parsing._pdf_lines import line_pitches, region_lines
 from fastrag.ingestion.steps.parsing._pdf_navigation import (
     NavigationRun,
     entry_kind,

@@ -36,9 +36,9 @@ from typing import Final
 
 from fastrag.ingestion.steps.parsing._pdf_headings import LineKey
 from fastrag.ingestion.steps.parsing._pdf_layout import Block, BlockKind, Line
-from fastrag.ingestion.steps.parsing._pdf_lines import is_leader_row
+from fastrag.ingestion.steps.parsing._pdf_lines import BULLETS, is_leader_row, pitch
 
-__all__ = ["GAP", "block_page", "line_pitches"]
+__all__ = ["GAP", "block_page"]
 
 GAP: Final = 1.15
 CODE_GAP: Final = 2.5
@@ -49,8 +49,7 @@ SIZE_CHANGE: Final = 0.15
 TABLE_ROWS: Final = 3
 TERM_INDENT: Final = 2.5
 """Ems a definition sits right of its monospaced term (Texinfo ``@table``: about five)."""
-_BULLETS: Final = "•◦▪▫●○■□►▸▹‣⁃∙·➢➤✓✔❖◆◇♦"
-_BULLET = re.compile(rf"[{_BULLETS}]\s*")
+_BULLET = re.compile(rf"[{BULLETS}]\s*")
 _DASH = re.compile(r"[-–—*]\s+")
 # "1.", "a)", "(iv)"; "[12]": a numbered reference list's entries.
 _NUMBER = re.compile(
@@ -59,20 +58,6 @@ _NUMBER = re.compile(
 )
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _WORDS = re.compile(r"[\w][\w \-.'’]*")
-
-
-def line_pitches(pages: Sequence[Sequence[Sequence[Line]]]) -> dict[float, float]:
-    """The usual baseline-to-baseline distance per font size (rounded to 0.5 pt)."""
-    steps: dict[float, Counter[float]] = {}
-    for regions in pages:
-        for lines in regions:
-            for above, below in pairwise(lines):
-                if abs(above.size - below.size) > 0.25:
-                    continue
-                step = round(below.baseline - above.baseline, 1)
-                if 0 < step < 3 * max(above.size, 1.0):
-                    steps.setdefault(_size_key(above.size), Counter())[step] += 1
-    return {size: counter.most_common(1)[0][0] for size, counter in steps.items()}
 
 
 @dataclass(slots=True)
@@ -122,14 +107,6 @@ def block_page(
     return blocks
 
 
-def _size_key(size: float) -> float:
-    return round(size * 2) / 2
-
-
-def _pitch(size: float, pitches: Mapping[float, float]) -> float:
-    return pitches.get(_size_key(size), 1.2 * max(size, 1.0))
-
-
 def _marker(line: Line, previous: _Group | None, pitches: Mapping[float, float]) -> str:
     """The list marker starting ``line`` when it starts a list item, else ``""``."""
     text = line.text
@@ -142,7 +119,7 @@ def _marker(line: Line, previous: _Group | None, pitches: Mapping[float, float])
     if previous is None or previous.kind in (BlockKind.LIST_ITEM, BlockKind.HEADING):
         return text[: match.end()].rstrip()
     last = previous.lines[-1]
-    gap = line.baseline - last.baseline > GAP * _pitch(last.size, pitches)
+    gap = line.baseline - last.baseline > GAP * pitch(last.size, pitches)
     if gap or _SENTENCE_END.search(last.text) or line.box.x0 > last.box.x0 + 0.5 * line.size:
         return text[: match.end()].rstrip()
     return ""
@@ -159,7 +136,7 @@ def _continues(
         return False
     step = line.baseline - last.baseline
     code = group.kind is BlockKind.CODE
-    limit = _pitch(last.size, pitches) * (CODE_GAP if code and line.mono else GAP)
+    limit = pitch(last.size, pitches) * (CODE_GAP if code and line.mono else GAP)
     if step <= 0.1 * last.size or step > limit:
         return False
     em = max(line.size, 1.0)

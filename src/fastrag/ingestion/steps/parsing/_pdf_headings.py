@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from fastrag.ingestion.steps.parsing._pdf_layout import Line
-from fastrag.ingestion.steps.parsing._pdf_lines import is_leader_row
+from fastrag.ingestion.steps.parsing._pdf_lines import BULLETS, is_leader_row, line_pitches, pitch
 from fastrag.ingestion.steps.parsing._pdf_outline import OutlineEntry
 
 __all__ = [
@@ -70,6 +70,10 @@ _NUMBERING = re.compile(
 )
 _NOT_WORD = re.compile(r"[\W_]+")
 _PAGE_NUMBER = re.compile(r"\D\s\d{1,4}$")
+_PITCH_SLACK: Final = 1.1
+"""Baseline distance, in line pitches, up to which two rows are lines of one paragraph."""
+_MAX_PITCH: Final = 1.5
+"""The widest line pitch, in font sizes, a paragraph is taken to be set at."""
 _SIZE_SLACK: Final = 0.1
 """Relative size difference still one heading style for a heading's further rows."""
 _DEPTH = re.compile(
@@ -149,8 +153,9 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     larger than body text, which sets no more than ``_MAX_STYLE_SHARE`` of the text, and
     not in the title block of a document of three pages or more: its first page up to
     the first outline heading there (Bash's manual sets its authors in a heading style;
-    an ACM paper's "CCS CONCEPTS" after its bookmarked ABSTRACT is a heading). It takes
-    the level the outline gives that style most often.
+    an ACM paper's "CCS CONCEPTS" after its bookmarked ABSTRACT is a heading). Nor
+    when it reads as text set in that style (``_stands_apart``) or stands in a stack of
+    such rows. It takes the level the outline gives that style most often.
     """
     found: dict[Style, Counter[int]] = {}
     for (page, region, row), level in matched.levels.items():
@@ -167,18 +172,70 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     opening = (0, -1, -1)
     if len(pages) >= 3:
         opening = min((key for key in matched.levels if key[0] == 0), default=(1, -1, -1))
-    for (page, region, row), count, style in groups:
-        keys = [(page, region, row + step) for step in range(count)]
+    taken = levels.keys() | continued
+    unlisted = [
+        (first, count, style)
+        for first, count, style in groups
+        if style in found
+        and style in allowed
+        and first >= opening
+        and taken.isdisjoint(_rows(first, count))
+    ]
+    # Unlisted rows of one style right after one another are a list set in that style
+    # (doxygen's table of Greek letters), not headings.
+    starts = {first: style for first, _count, style in unlisted}
+    ends = {_rows(first, count + 1)[-1]: style for first, count, style in unlisted}
+    pitches = line_pitches(pages)
+    for first, count, style in unlisted:
+        page, region, row = first
         if (
-            style not in found
-            or style not in allowed
-            or keys[0] < opening
-            or any(key in levels or key in continued for key in keys)
+            ends.get(first) == style
+            or starts.get((page, region, row + count)) == style
+            or not _stands_apart(pages[page][region], row, count, pitches)
         ):
             continue
-        levels[keys[0]] = found[style].most_common(1)[0][0]
-        continued.update(keys[1:])
+        levels[first] = found[style].most_common(1)[0][0]
+        continued.update(_rows(first, count)[1:])
     return Headings(levels, frozenset(continued), matched.source, matched.unmatched)
+
+
+def _rows(first: LineKey, count: int) -> list[LineKey]:
+    """The keys of ``count`` rows from ``first`` down its region."""
+    page, region, row = first
+    return [(page, region, row + step) for step in range(count)]
+
+
+def _stands_apart(
+    lines: Sequence[Line], row: int, count: int, pitches: Mapping[float, float]
+) -> bool:
+    """Whether rows ``[row, row + count)`` are set apart as a heading is, not as prose.
+
+    A row the outline does not list is a heading only by its style, and a style can be
+    shared by chance: doxygen's manual bookmarks five file names set in the size of
+    hundreds of its list items and wrapped paragraph lines. Those read as running text:
+    a bullet opens them, a period ends them, or the row above or below sits at the
+    paragraph's usual line pitch. A heading has space around it.
+    """
+    first, last = lines[row], lines[row + count - 1]
+    text = " ".join(line.text for line in lines[row : row + count])
+    if text[:1] in BULLETS or text.endswith("."):
+        return False
+    if row > 0 and _at_line_pitch(lines[row - 1], first, lines[row - 1], pitches):
+        return False
+    following = lines[row + count] if row + count < len(lines) else None
+    return following is None or not _at_line_pitch(last, following, following, pitches)
+
+
+def _at_line_pitch(above: Line, below: Line, text: Line, pitches: Mapping[float, float]) -> bool:
+    """``below`` follows ``above`` as the next line of ``text``'s paragraph would.
+
+    The pitch is the neighbouring text's, and never over ``_MAX_PITCH`` sizes: the
+    "pitch" measured for a heading size is the step between headings that follow one
+    another, not between the lines of a paragraph.
+    """
+    step = below.baseline - above.baseline
+    line_pitch = min(pitch(text.size, pitches), _MAX_PITCH * text.size)
+    return 0 < step <= _PITCH_SLACK * line_pitch
 
 
 def _from_outline(pages: PageLines, outline: Sequence[OutlineEntry], body: float) -> Headings:

@@ -9,18 +9,30 @@ font facts are those of its longest span, boldness and monospacing of all of the
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Final
 
 from fastrag.ingestion.steps.parsing._pdf_layout import Line, Span
 
-__all__ = ["LEADER", "is_leader_row", "region_lines"]
+__all__ = [
+    "BULLETS",
+    "LEADER",
+    "is_leader_row",
+    "line_pitches",
+    "pitch",
+    "region_lines",
+    "size_key",
+]
 
 # Dot leaders, ". . . . ." and "....."; the whitespace around one goes with it
 # (``_shortened``), added by hand: a pattern opening on ``\s*`` is tried again from every
 # space of a long run of spaces with no dots after it (quadratic in the run's length).
 _SPACED_DOTS: Final = re.compile(r"\.?(?:\.\s){4,}\.?")
 _DOTS: Final = re.compile(r"(?:\.\s?){5,}")
+BULLETS: Final = "•◦▪▫●○■□►▸▹‣⁃∙·➢➤✓✔❖◆◇♦"
+"""Characters that open a bulleted list item."""
 LEADER: Final = " … "
 """What a dot leader (``Title . . . . . 12`` in a table of contents) is shortened to."""
 _LEADER_ROW: Final = re.compile(r" … [^…]{0,20}$")
@@ -33,6 +45,30 @@ _SCRIPT_SHIFT: Final = 0.5
 def is_leader_row(line: Line) -> bool:
     """A table-of-contents or index row: a dot leader then a short page reference."""
     return _LEADER_ROW.search(line.text) is not None
+
+
+def line_pitches(pages: Sequence[Sequence[Sequence[Line]]]) -> dict[float, float]:
+    """The usual baseline-to-baseline distance per font size (rounded to 0.5 pt)."""
+    steps: dict[float, Counter[float]] = {}
+    for regions in pages:
+        for lines in regions:
+            for above, below in pairwise(lines):
+                if abs(above.size - below.size) > 0.25:
+                    continue
+                step = round(below.baseline - above.baseline, 1)
+                if 0 < step < 3 * max(above.size, 1.0):
+                    steps.setdefault(size_key(above.size), Counter())[step] += 1
+    return {size: counter.most_common(1)[0][0] for size, counter in steps.items()}
+
+
+def size_key(size: float) -> float:
+    """A font size rounded to half a point: sizes that differ by rounding are one size."""
+    return round(size * 2) / 2
+
+
+def pitch(size: float, pitches: Mapping[float, float]) -> float:
+    """The usual line pitch of rows of ``size`` (``line_pitches``), else 1.2 sizes."""
+    return pitches.get(size_key(size), 1.2 * max(size, 1.0))
 
 
 def region_lines(spans: Sequence[Span]) -> list[Line]:

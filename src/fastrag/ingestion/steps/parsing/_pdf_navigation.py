@@ -92,6 +92,8 @@ _PAGE_END = re.compile(rf".*[^\W\d_].*\s{_ARABIC}")
 _NUMBERED = re.compile(
     r"(?:(?:chapter|appendix|part|kapitel|anhang)\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s"
 )
+_SUBSECTION = re.compile(r"(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+\.?\s")
+"""A dotted section number ("2.1 ", "A.3.2 "): a chapter's own table of contents lists them."""
 _TITLE_PREFIX = (
     r"(?:(?:appendix|anhang|chapter|kapitel)\s+\S{1,4}\.?\s+"
     r"|(?:\d{1,3}|[A-Z])(?:\.\d{1,3})*\.?\s+)?"
@@ -111,6 +113,13 @@ _INDEX_TITLE = re.compile(
     r"|(?:index|indexes)\s+of\s+[^\W\d_][\w\s\-]{0,60})",
     re.I,
 )
+_BARE_LABEL = re.compile(
+    r"(?:chapter|part|appendix|section|lecture|lesson|unit|book|volume"
+    r"|kapitel|teil|anhang|abschnitt|chapitre|partie|cap[ií]tulo|parte)\s+\d{1,4}",
+    re.I,
+)
+"""A heading's label on a row of its own ("Chapter 2" over "Installation", as LaTeX's book
+class sets it): it ends in a number, yet names nothing a page number could point to."""
 _LETTER = re.compile(r"\S{1,3}")
 _SENTENCE_END = re.compile(r"[.!?:]$")
 
@@ -161,7 +170,7 @@ def entry_kind(line: Line) -> Entry | None:
         return None
     if _COMMA_ENTRY.fullmatch(text):
         return Entry.COMMA
-    if _PAGE_END.fullmatch(text):
+    if _PAGE_END.fullmatch(text) and not _BARE_LABEL.fullmatch(text):
         return Entry.PAGE_END
     return None
 
@@ -279,7 +288,14 @@ def _qualifies(
             if kind is not None
         )
         return announced is NavigationKind.CONTENTS and numbered * 2 >= len(entries)
-    return len(entries) >= MIN_ENTRIES and strong >= max(3, len(entries) / 2)
+    if len(entries) >= MIN_ENTRIES and strong >= max(3, len(entries) / 2):
+        return True
+    # A chapter's own contents under its heading (doxygen's manual, LaTeX's minitoc):
+    # short, untitled, yet every row a dotted section number, a leader and a page.
+    return len(entries) >= 2 and all(
+        kind is Entry.LEADER and _SUBSECTION.match(line.text) is not None
+        for line, kind in zip(lines, run, strict=True)
+    )
 
 
 def _guess_kind(run: Sequence[Entry | None]) -> NavigationKind:

@@ -75,8 +75,10 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 12
-    """11 → 12: a row over 500 characters is never a table-of-contents or index entry."""
+    version: ClassVar[int] = 13
+    """12 → 13: a chapter's label row ("Chapter 2") is no contents entry, and a chapter's
+    own short contents (numbered leader rows) is navigation; rows in an outline heading
+    style that the outline leaves out are headings only when set apart from the text."""
 
     def __init__(
         self,
