@@ -37,6 +37,8 @@ MIN_COLUMN: Final = 0.18
 _MAX_DEPTH: Final = 6
 _MAX_CROSSING: Final = 0.25
 """At most this fraction of a region's spans may cross its gutter."""
+_TEXT_SIZE: Final = 0.75
+"""Spans under this share of a region's median size are labels or scripts, not its text."""
 _FILL: Final = 0.5
 """Lines of a text column are, in the median, at least half as wide as its widest line
 (a side holding two columns still passes: its widest line is one column wide)."""
@@ -65,13 +67,20 @@ def _order(
         return [_leaf(spans, order)]
     left, right, crossing = cut
     regions: list[list[Span]] = []
+    # Spanning zones with no column text between them are one region: a title centred
+    # over two columns wraps onto a second row that crosses the gutter on its own.
+    after_zone = False
     for band_left, band_right, zone in _bands(left, right, crossing):
-        if band_left:
-            regions.extend(_order(band_left, min_column, order, depth + 1))
-        if band_right:
-            regions.extend(_order(band_right, min_column, order, depth + 1))
+        if band_left or band_right:
+            regions.extend(_order(band_left, min_column, order, depth + 1) if band_left else [])
+            regions.extend(_order(band_right, min_column, order, depth + 1) if band_right else [])
+            after_zone = False
         if zone:
-            regions.append(_leaf(zone, order))
+            if after_zone:
+                regions[-1] = _leaf(regions[-1] + zone, order)
+            else:
+                regions.append(_leaf(zone, order))
+            after_zone = True
     return regions
 
 
@@ -105,7 +114,7 @@ def _gutter(
     for g0, g1 in runs:
         if g1 - g0 < min_gap:
             continue
-        split = _split(spans, g0, g1, min_column)
+        split = _split(spans, g0, g1, min_column, size)
         if split is not None:
             key = (len(split[2]), -(g1 - g0))
             if best is None or key < (best[0], -best[1]):
@@ -114,9 +123,14 @@ def _gutter(
 
 
 def _split(
-    spans: list[Span], g0: float, g1: float, min_column: float
+    spans: list[Span], g0: float, g1: float, min_column: float, size: float
 ) -> tuple[list[Span], list[Span], list[Span]] | None:
-    """Spans left of, right of and across the gutter ``[g0, g1]`` if both sides are columns."""
+    """Spans left of, right of and across the gutter ``[g0, g1]`` if both sides are columns.
+
+    Whether a side's lines fill it is judged on its text, not on spans set much smaller
+    than the region's median ``size`` (a chart's labels beside a column's lines made the
+    real gutter fail and a gap between two rows of labels win).
+    """
     left = [s for s in spans if s.box.x1 <= g1 and s.box.x0 < g0]
     right = [s for s in spans if s.box.x0 >= g0 and s.box.x1 > g1]
     if len(left) < 2 or len(right) < 2:
@@ -127,7 +141,9 @@ def _split(
         return None
     for side in (left, right):
         extent = max(s.box.x1 for s in side) - min(s.box.x0 for s in side)
-        widths = [s.box.width for s in side]
+        widths = [s.box.width for s in side if s.size >= _TEXT_SIZE * size] or [
+            s.box.width for s in side
+        ]
         if extent < min_column or median(widths) < _FILL * max(widths):
             return None
     top = max(min(s.box.y0 for s in left), min(s.box.y0 for s in right))

@@ -75,10 +75,12 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 13
+    version: ClassVar[int] = 14
     """12 → 13: a chapter's label row ("Chapter 2") is no contents entry, and a chapter's
     own short contents (numbered leader rows) is navigation; rows in an outline heading
-    style that the outline leaves out are headings only when set apart from the text."""
+    style that the outline leaves out are headings only when set apart from the text.
+    13 → 14: columns are judged on their text, not a chart's small labels; spanning
+    rows with no column text between them are one region."""
 
     def __init__(
         self,
