@@ -15,7 +15,7 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from fastrag.ingestion.steps.parsing._pdf_analyze import analyze
-from fastrag.ingestion.steps.parsing._pdf_extract import extract, is_mono_font
+from fastrag.ingestion.steps.parsing._pdf_extract import BOLD_NAME, extract, is_mono_font
 from fastrag.ingestion.steps.parsing._pdf_layout import BlockKind, Box, Span
 from fastrag.ingestion.steps.parsing._pdf_lines import region_lines
 from tests.unit.ingestion.parsing._pdf_helpers import PDF, parsed
@@ -54,6 +54,27 @@ def code_lines(name: str) -> list[str]:
 )
 def test_monospaced_fonts_are_known_by_name(font: str, mono: bool) -> None:
     assert is_mono_font(font) is mono
+
+
+@pytest.mark.parametrize(
+    ("font", "bold"),
+    [
+        ("Helvetica-Bold", True),
+        ("ABCDEF+CMBX12", True),
+        ("Arial,Bold", True),
+        ("Times-B", True),
+        # Elsevier's Advent faces: a pdf-parse test article's section headings ("1.
+        # Introduction") are set in the ".B" face at body size, without any bold flag.
+        ("AdvOTb83ee1dd.B", True),
+        ("AdvOTb83ee1dd.BI", True),
+        ("AdvOTb92eb7df.I", False),
+        ("AdvOT863180fb", False),
+        ("NimbusSanL-Regu", False),
+        ("CMR10", False),
+    ],
+)
+def test_bold_fonts_are_known_by_name(font: str, bold: bool) -> None:
+    assert (BOLD_NAME.search(font) is not None) is bold
 
 
 def one_page_pdf(*runs: tuple[str, float, float, float, str]) -> bytes:

@@ -58,7 +58,9 @@ _ERRORS: Final = {
     5: "unsupported security scheme",
     6: "page not found or content error",
 }
-BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$", re.I)
+# Bold by name: the usual words; TeX's bold extended (cmbx, bx); a ``-B``/``,B`` suffix;
+# and Elsevier's Advent faces, ``AdvOTb83ee1dd.B`` (bold) and ``.BI`` beside ``.I``.
+BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$|\.bi?$", re.I)
 # Monospaced families by name, because pdfium sets the FixedPitch flag only when the
 # font descriptor does: TeX's Type 1 typewriter fonts (Computer Modern CMTT, its slanted
 # CMSLTT, italic CMITT, CMTEX; EC/cm-super SFTT/SFST/SFIT, ECTT/ECST/ECIT; Latin Modern

@@ -80,7 +80,7 @@ class PdfParser(Parser):
     own short contents (numbered leader rows) is navigation; rows in an outline heading
     style that the outline leaves out are headings only when set apart from the text.
     13 → 14: columns are judged on their text, not a chart's small labels; spanning
-    rows with no column text between them are one region."""
+    rows with no column text between them are one region; ``.B`` font names are bold."""
 
     def __init__(
         self,
