@@ -15,7 +15,12 @@ import pypdfium2.raw as pdfium_c
 import pytest
 
 from fastrag.ingestion.steps.parsing._pdf_analyze import analyze
-from fastrag.ingestion.steps.parsing._pdf_extract import BOLD_NAME, extract, is_mono_font
+from fastrag.ingestion.steps.parsing._pdf_extract import (
+    BOLD_NAME,
+    bold_by_name,
+    extract,
+    is_mono_font,
+)
 from fastrag.ingestion.steps.parsing._pdf_layout import BlockKind, Box, Span
 from fastrag.ingestion.steps.parsing._pdf_lines import region_lines
 from tests.unit.ingestion.parsing._pdf_helpers import PDF, parsed
@@ -75,6 +80,81 @@ def test_monospaced_fonts_are_known_by_name(font: str, mono: bool) -> None:
 )
 def test_bold_fonts_are_known_by_name(font: str, bold: bool) -> None:
     assert (BOLD_NAME.search(font) is not None) is bold
+
+
+@pytest.mark.parametrize(
+    ("font", "bold"),
+    [
+        ("Times-Bold", True),
+        ("ABCDEF+Times-Roman", False),
+        ("NimbusSans-Regular", False),
+        ("SourceSansPro-Light", False),
+        ("F1", None),  # says nothing: the font's flags and weight decide
+        ("AdvOT863180fb", None),
+    ],
+)
+def test_bold_by_name_tells_bold_regular_and_unknown_apart(font: str, bold: bool | None) -> None:
+    assert bold_by_name(font) is bold
+
+
+def type1_pdf(*rows: tuple[str, float, str]) -> bytes:
+    """A page of rows ``(base font, y, text)`` at 10 pt, each font with the descriptor
+    ghostscript writes for Times (``StemV`` 139 regular, 146 bold), from which pdfium
+    derives weights of 695 and 724: both over the usual bold threshold of 600."""
+    stems = {"Times-Roman": 139, "Times-Bold": 146}
+    objects: list[str] = []
+    fonts = {}
+    for index, (base, stem) in enumerate(stems.items(), 1):
+        objects.append(
+            f"<</Type/FontDescriptor/FontName/{base}/Flags 34/FontBBox[-168 -218 1000 898]"
+            f"/ItalicAngle 0/Ascent 683/Descent -217/CapHeight 662/StemV {stem}>>"
+        )
+        widths = " ".join(["500"] * 95)
+        objects.append(
+            f"<</Type/Font/Subtype/Type1/BaseFont/{base}/FirstChar 32/LastChar 126"
+            f"/Widths[{widths}]/FontDescriptor {len(objects)} 0 R/Encoding/WinAnsiEncoding>>"
+        )
+        fonts[base] = (f"F{index}", len(objects))
+    content = "BT\n" + "".join(
+        f"/{fonts[base][0]} 10 Tf 1 0 0 1 72 {y} Tm ({text}) Tj\n" for base, y, text in rows
+    )
+    content += "ET\n"
+    objects.append(f"<</Length {len(content)}>>\nstream\n{content}endstream")
+    resources = " ".join(f"/{name} {number} 0 R" for name, number in fonts.values())
+    page = len(objects) + 1
+    objects.append(
+        f"<</Type/Page/Parent {page + 1} 0 R/MediaBox[0 0 612 792]"
+        f"/Contents {page - 1} 0 R/Resources<</Font<<{resources}>>>>>>"
+    )
+    objects.append(f"<</Type/Pages/Kids[{page} 0 R]/Count 1>>")
+    objects.append(f"<</Type/Catalog/Pages {page + 1} 0 R>>")
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
+    out += (
+        f"trailer\n<</Size {len(objects) + 1}/Root {len(objects)} 0 R>>\nstartxref\n{xref}\n%%EOF\n"
+    ).encode()
+    return out
+
+
+def test_a_face_named_regular_is_not_bold_whatever_weight_pdfium_derives() -> None:
+    # groff's man pages through ps2pdf: every row read as bold, so each option or
+    # variable name set in Times-Bold at body size was not told from its description.
+    data = type1_pdf(
+        ("Times-Bold", 700, "DESCRIPTION"),
+        ("Times-Roman", 686, "Bash is an sh-compatible command language interpreter."),
+    )
+    extraction = extract(data, name="man.pdf", password=None, max_pages=10, max_characters=10_000)
+    spans = extraction.pages[0].spans
+    assert [(span.text, span.bold) for span in spans] == [
+        ("DESCRIPTION", True),
+        ("Bash is an sh-compatible command language interpreter.", False),
+    ]
 
 
 def one_page_pdf(*runs: tuple[str, float, float, float, str]) -> bytes:

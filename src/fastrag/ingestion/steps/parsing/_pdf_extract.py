@@ -36,8 +36,10 @@ __all__ = [
     "MONO_NAME",
     "MONO_SHARE",
     "PDFIUM_LOCK",
+    "REGULAR_NAME",
     "SOFT_HYPHENS",
     "Extraction",
+    "bold_by_name",
     "extract",
     "is_mono_font",
     "is_neutral_font",
@@ -61,6 +63,18 @@ _ERRORS: Final = {
 # Bold by name: the usual words; TeX's bold extended (cmbx, bx); a ``-B``/``,B`` suffix;
 # and Elsevier's Advent faces, ``AdvOTb83ee1dd.B`` (bold) and ``.BI`` beside ``.I``.
 BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$|\.bi?$", re.I)
+# A face its name calls regular is not bold whatever its weight: pdfium reports 695 for
+# ghostscript's Times-Roman (groff's man pages through ps2pdf), against 728 for Times-Bold.
+REGULAR_NAME = re.compile(r"roman|regular|book|light|thin|-r$|,r$", re.I)
+
+
+def bold_by_name(name: str) -> bool | None:
+    """True for a bold face by name, False for a regular one, None when it says neither."""
+    if BOLD_NAME.search(name):
+        return True
+    return False if REGULAR_NAME.search(name) else None
+
+
 # Monospaced families by name, because pdfium sets the FixedPitch flag only when the
 # font descriptor does: TeX's Type 1 typewriter fonts (Computer Modern CMTT, its slanted
 # CMSLTT, italic CMITT, CMTEX; EC/cm-super SFTT/SFST/SFIT, ECTT/ECST/ECIT; Latin Modern
@@ -226,7 +240,7 @@ class _PageReader:
         self.rect = raw.FS_RECTF()
         self.flags = ctypes.c_int()
         self.name = ctypes.create_string_buffer(256)
-        self.kinds: dict[bytes, tuple[bool, bool, bool]] = {}
+        self.kinds: dict[bytes, tuple[bool, bool, bool | None]] = {}
         """Font name → (monospaced, math font, bold) by name; see ``_font_kind``."""
         self.page = (0.0, 0.0, 0.0, 0.0)
         """The current page's left, top, width and height in PDF space."""
@@ -412,23 +426,25 @@ class _PageReader:
             mono.append(fixed)
             bold.append(
                 bold_name
-                or bool(self.flags.value & _FORCE_BOLD)
+                if bold_name is not None
+                else bool(self.flags.value & _FORCE_BOLD)
                 or int(raw.FPDFText_GetFontWeight(textpage, char)) >= 600
             )
             if not mono[0] and not bold[-1]:
                 break
         return bold, mono
 
-    def _font_kind(self, textpage: Any, char: int) -> tuple[bool, bool, bool]:
+    def _font_kind(self, textpage: Any, char: int) -> tuple[bool, bool, bool | None]:
         """Whether character ``char``'s font is monospaced, a math font, bold by name
-        (names are judged once per run: a page has a few fonts and many characters);
-        the font's flags are left in ``self.flags``."""
+        (None when its name says neither bold nor regular: flags and weight decide);
+        names are judged once per run (a page has a few fonts and many characters); the
+        font's flags are left in ``self.flags``."""
         length = int(self.raw.FPDFText_GetFontInfo(textpage, char, self.name, 256, self.flags))
         name = self.name.value if 0 < length <= 256 else b""
         kind = self.kinds.get(name)
         if kind is None:
             text = name.decode("latin-1")
-            kind = (is_mono_font(text), is_neutral_font(text), BOLD_NAME.search(text) is not None)
+            kind = (is_mono_font(text), is_neutral_font(text), bold_by_name(text))
             if len(self.kinds) < _MAX_FONT_NAMES:  # a hostile file may name endless fonts
                 self.kinds[name] = kind
         fixed, neutral, bold = kind

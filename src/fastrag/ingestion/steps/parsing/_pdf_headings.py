@@ -72,6 +72,11 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _PAGE_NUMBER = re.compile(r"\D\s\d{1,4}$")
 _PITCH_SLACK: Final = 1.1
 """Baseline distance, in line pitches, up to which two rows are lines of one paragraph."""
+_TERM_INDENT: Final = 1.5
+"""Ems a hanging definition starts right of its term (man pages: 3.6 for ``.TP``, 2 for
+asciidoc's ``.RS 4``)."""
+_MARGIN_SHARE: Final = 0.05
+_LIST_NUMBER = re.compile(r"(?:\d{1,3}|[a-z])[.)]\s")
 _MAX_PITCH: Final = 1.5
 """The widest line pitch, in font sizes, a paragraph is taken to be set at."""
 _SIZE_SLACK: Final = 0.1
@@ -297,15 +302,31 @@ def _candidates(
     groups: list[tuple[LineKey, int, Style]] = []
     style_chars: Counter[Style] = Counter()
     total = 0
+    margin = _text_margin(pages)
     for page_index, regions in enumerate(pages):
         for region_index, lines in enumerate(regions):
             total += sum(len(line.text) for line in lines)
-            for row, count, style, accepted in _region_groups(lines, body):
+            for row, count, style, accepted in _region_groups(lines, body, margin):
                 style_chars[style] += sum(len(line.text) for line in lines[row : row + count])
                 if accepted:
                     groups.append(((page_index, region_index, row), count, style))
     allowed = {style for style, chars in style_chars.items() if chars <= _MAX_STYLE_SHARE * total}
     return groups, allowed
+
+
+def _text_margin(pages: PageLines) -> float:
+    """The leftmost x at which the document's prose rows commonly start (rounded to a
+    point; at least ``_MARGIN_SHARE`` of them): the margin a definition's term stands
+    at, and a man page's subsection heading is outdented from."""
+    starts: Counter[int] = Counter(
+        round(line.x0)
+        for regions in pages
+        for lines in regions
+        for line in lines
+        if not line.bold and not line.mono
+    )
+    total = starts.total()
+    return float(min((x for x, n in starts.items() if n >= _MARGIN_SHARE * total), default=0))
 
 
 def _from_layout(pages: PageLines, body: float) -> Headings:
@@ -400,12 +421,13 @@ Group = tuple[int, int, tuple[float, bool], bool]
 """(first row, rows, style, accepted as a heading) of consecutive candidate rows."""
 
 
-def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
+def _region_groups(lines: Sequence[Line], body: float, margin: float) -> list[Group]:
     """Candidate rows of one region grouped: up to three close rows of one style.
 
     Rejected (but still counted for the style's share): too long, a bold phrase that
-    runs on into a lowercase line, and bold body-size rows stacked one after another
-    (a bold figure or table body, not headings)."""
+    runs on into a lowercase line, a bold body-size term over its hanging definition,
+    and bold body-size rows stacked one after another (a bold figure or table body,
+    not headings)."""
     groups: list[Group] = []
     row = 0
     while row < len(lines):
@@ -431,12 +453,17 @@ def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
             and _close(lines[row + count - 1], following)
         )
         toc = _toc_entry(lines, row, count)
+        term = style[0] < body * SIZE_RATIO and _defines(lines, row + count - 1, margin)
         groups.append(
             (
                 row,
                 count,
                 style,
-                count <= _MAX_LINES and chars <= _MAX_CHARS and not runs_on and not toc,
+                count <= _MAX_LINES
+                and chars <= _MAX_CHARS
+                and not runs_on
+                and not toc
+                and not term,
             )
         )
         row += count
@@ -449,6 +476,37 @@ def _region_groups(lines: Sequence[Line], body: float) -> list[Group]:
         (row, count, style, ok and index not in stacked)
         for index, (row, count, style, ok) in enumerate(groups)
     ]
+
+
+def _defines(lines: Sequence[Line], row: int, margin: float) -> bool:
+    """Whether row ``row``, bold, is a term over its hanging definition.
+
+    The term stands at the region's text ``margin`` (a man page's subsection heading
+    is outdented from it), and the next row, close under it, starts ``_TERM_INDENT`` ems
+    or more to its right and is prose, not a list item (a man page's option or variable
+    over its description, Texinfo's ``@table``, DocBook's variable lists); the next
+    line of the same paragraph (at line pitch) back at the term's margin and not bold
+    would make it a paragraph's indented first line instead.
+    """
+    term = lines[row]
+    following = lines[row + 1] if row + 1 < len(lines) else None
+    if (
+        following is None
+        or term.x0 < margin - 0.5 * max(term.size, 1.0)
+        or following.mono
+        or not _close(term, following)
+        or following.text[:1] in BULLETS
+        or _LIST_NUMBER.match(following.text)
+        or following.x0 - term.x0 < _TERM_INDENT * max(term.size, 1.0)
+    ):
+        return False
+    after = lines[row + 2] if row + 2 < len(lines) else None
+    return not (
+        after is not None
+        and 0 < after.baseline - following.baseline <= _MAX_PITCH * max(following.size, 1.0)
+        and not after.bold
+        and after.x0 < following.x0 - 0.5 * max(after.size, 1.0)
+    )
 
 
 def _same_style(style: tuple[float, bool] | None, first: tuple[float, bool]) -> bool:

@@ -75,12 +75,14 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 14
+    version: ClassVar[int] = 15
     """12 → 13: a chapter's label row ("Chapter 2") is no contents entry, and a chapter's
     own short contents (numbered leader rows) is navigation; rows in an outline heading
     style that the outline leaves out are headings only when set apart from the text.
     13 → 14: columns are judged on their text, not a chart's small labels; spanning
-    rows with no column text between them are one region; ``.B`` font names are bold."""
+    rows with no column text between them are one region. 14 → 15: ``.B`` font names
+    are bold and regular ones ("Times-Roman") never bold by weight; a bold body-size
+    term over its hanging definition is no heading (man pages)."""
 
     def __init__(
         self,
