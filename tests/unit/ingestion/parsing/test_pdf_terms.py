@@ -74,3 +74,21 @@ def test_a_heading_over_an_indented_first_line_or_a_list_stays_a_heading() -> No
         ("installed from the platform's packages.", 152.0, PITCH, False),
         *prose(12),
     ) == ["Scope of this guide", "Requirements"]
+
+
+def test_a_section_over_indented_lowercase_text_is_a_heading_a_run_on_phrase_is_not() -> None:
+    # An mdoc man page: "DESCRIPTION" outdented over text that opens with the command's
+    # name in lowercase. A bold phrase whose sentence runs on at its own margin is text.
+    assert headings(
+        ("DESCRIPTION", 72.0, 0.0, True),
+        (
+            "ssh (SSH client) is a program for logging into a remote machine and for",
+            MARGIN,
+            PITCH,
+            False,
+        ),
+        *prose(12),
+        ("Keep in mind that the server", MARGIN, 20.0, True),
+        ("may refuse the connection if its host key is unknown to it.", MARGIN, PITCH, False),
+        *prose(12),
+    ) == ["DESCRIPTION"]

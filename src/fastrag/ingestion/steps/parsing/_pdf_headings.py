@@ -451,6 +451,9 @@ def _region_groups(lines: Sequence[Line], body: float, margin: float) -> list[Gr
             and not following.mono
             and following.text[:1].islower()
             and _close(lines[row + count - 1], following)
+            # A sentence runs on at the same margin; text indented under the row is its
+            # section's (a man page's "DESCRIPTION" over "ssh (SSH client) is …").
+            and following.x0 < lines[row].x0 + _TERM_INDENT * max(following.size, 1.0)
         )
         toc = _toc_entry(lines, row, count)
         term = style[0] < body * SIZE_RATIO and _defines(lines, row + count - 1, margin)
