@@ -82,7 +82,8 @@ class PdfParser(Parser):
     13 → 14: columns are judged on their text, not a chart's small labels; spanning
     rows with no column text between them are one region. 14 → 15: ``.B`` font names
     are bold and regular ones ("Times-Roman") never bold by weight; a bold body-size
-    term over its hanging definition is no heading (man pages)."""
+    term over its hanging definition is no heading, nor is a bold row over text indented
+    under it a phrase running on into that text (man pages)."""
 
     def __init__(
         self,
