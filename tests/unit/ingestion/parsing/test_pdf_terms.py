@@ -92,3 +92,30 @@ def test_a_section_over_indented_lowercase_text_is_a_heading_a_run_on_phrase_is_
         ("may refuse the connection if its host key is unknown to it.", MARGIN, PITCH, False),
         *prose(12),
     ) == ["DESCRIPTION"]
+
+
+def test_numbered_sections_opening_on_their_first_subsection_and_lowercase_names() -> None:
+    # man−db's manual (groff -ms): every heading bold at body size, a section right over
+    # its first subsection, and text after paragraph spacing that opens on "man−db".
+    left = 72.0
+    assert headings(
+        *prose(12, left),
+        ("2. The specifics of Sections", left, 24.0, True),
+        ("2.1. Package specific manual page sections", left, 24.0, True),
+        ("The use of package specific manual page sections is discouraged", left, 16.2, False),
+        *prose(6, left),
+        ("2.2. man−db", left, 24.0, True),
+        ("man−db is a package that is designed to provide users with", left, 16.2, False),
+        *prose(6, left),
+        # Two bold rows of a table stay text, and a bold phrase running on at line pitch.
+        ("Alpha Beta Gamma", left, 24.0, True),
+        ("Delta Epsilon Zeta", left, 18.0, True),
+        *prose(3, left),
+        ("Keep in mind that the server", left, 20.0, True),
+        ("may refuse the connection if its host key is unknown to it.", left, PITCH, False),
+        *prose(6, left),
+    ) == [
+        "2. The specifics of Sections",
+        "2.1. Package specific manual page sections",
+        "2.2. man−db",
+    ]

@@ -87,6 +87,11 @@ def test_bold_fonts_are_known_by_name(font: str, bold: bool) -> None:
     [
         ("Times-Bold", True),
         ("ABCDEF+Times-Roman", False),
+        ("NimbusRomNo9L-Regu", False),  # URW's abbreviations (bzip2's manual via ps2pdf)
+        ("NimbusRomNo9L-ReguItal", False),
+        ("URWPalladioL-Roma", False),
+        ("NimbusRomNo9L-Medi", True),
+        ("NimbusSanL-Bold", True),
         ("NimbusSans-Regular", False),
         ("SourceSansPro-Light", False),
         ("F1", None),  # says nothing: the font's flags and weight decide

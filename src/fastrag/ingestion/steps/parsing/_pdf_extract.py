@@ -61,11 +61,16 @@ _ERRORS: Final = {
     6: "page not found or content error",
 }
 # Bold by name: the usual words; TeX's bold extended (cmbx, bx); a ``-B``/``,B`` suffix;
-# and Elsevier's Advent faces, ``AdvOTb83ee1dd.B`` (bold) and ``.BI`` beside ``.I``.
-BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$|\.bi?$", re.I)
+# Elsevier's Advent faces, ``AdvOTb83ee1dd.B`` (bold) and ``.BI`` beside ``.I``; URW's
+# abbreviated medium (their Times' bold), ``NimbusRomNo9L-Medi``.
+BOLD_NAME = re.compile(
+    r"bold|black|heavy|semibold|demi|^cmbx|^cmb\d|bx\d|-b$|,b$|\.bi?$|-medi(?:ital)?$", re.I
+)
 # A face its name calls regular is not bold whatever its weight: pdfium reports 695 for
-# ghostscript's Times-Roman (groff's man pages through ps2pdf), against 728 for Times-Bold.
-REGULAR_NAME = re.compile(r"roman|regular|book|light|thin|-r$|,r$", re.I)
+# ghostscript's Times-Roman (groff's man pages through ps2pdf), against 728 for Times-Bold,
+# and as much for URW's abbreviated names (``NimbusRomNo9L-Regu``, ``URWPalladioL-Roma``,
+# ``URWBookmanL-Ligh``).
+REGULAR_NAME = re.compile(r"roman|regular|-regu|-roma|book|light|-ligh|thin|-r$|,r$", re.I)
 
 
 def bold_by_name(name: str) -> bool | None:

@@ -450,9 +450,13 @@ def _region_groups(lines: Sequence[Line], body: float, margin: float) -> list[Gr
             and style[0] < body * SIZE_RATIO
             and not following.mono
             and following.text[:1].islower()
-            and _close(lines[row + count - 1], following)
-            # A sentence runs on at the same margin; text indented under the row is its
-            # section's (a man page's "DESCRIPTION" over "ssh (SSH client) is …").
+            # A sentence runs on at line pitch and at the same margin; text set apart
+            # below the row or indented under it is its section's (man−db's manual:
+            # "4.2. Compressed cat pages" over "man−db compresses …"; a man page's
+            # "DESCRIPTION" over "ssh (SSH client) is …").
+            and 0
+            < following.baseline - lines[row + count - 1].baseline
+            <= _MAX_PITCH * max(following.size, 1.0)
             and following.x0 < lines[row].x0 + _TERM_INDENT * max(following.size, 1.0)
         )
         toc = _toc_entry(lines, row, count)
@@ -473,7 +477,12 @@ def _region_groups(lines: Sequence[Line], body: float, margin: float) -> list[Gr
     stacked: set[int] = set()
     for index in range(len(groups) - 1):
         (row, count, style, _ok), (after, _count, other, _ok2) = groups[index : index + 2]
-        if row + count == after and style == other and style[0] < body * SIZE_RATIO:
+        if (
+            row + count == after
+            and style == other
+            and style[0] < body * SIZE_RATIO
+            and not _opens(lines[row].text, lines[after].text)
+        ):
             stacked.update((index, index + 1))
     return [
         (row, count, style, ok and index not in stacked)
@@ -510,6 +519,14 @@ def _defines(lines: Sequence[Line], row: int, margin: float) -> bool:
         and not after.bold
         and after.x0 < following.x0 - 0.5 * max(after.size, 1.0)
     )
+
+
+def _opens(upper: str, lower: str) -> bool:
+    """Whether heading ``lower`` is numbered as the first child of heading ``upper``
+    ("2. The specifics of Sections" right over "2.1. Package specific …"): a section
+    opening on its first subsection, not two rows of a bold table."""
+    parent, child = heading_number(upper), heading_number(lower)
+    return parent is not None and child == (*parent, "1")
 
 
 def _same_style(style: tuple[float, bool] | None, first: tuple[float, bool]) -> bool:
@@ -583,7 +600,10 @@ def _candidate_style(line: Line, body: float) -> tuple[float, bool] | None:
         return None
     first = next((char for char in text if char.isalpha()), "")
     number = _NUMBERING.match(text)
-    if first.islower() or _LABEL.match(text[number.end() :] if number else text):
+    # A lowercase start is a run-in phrase, unless a section number stands before it
+    # ("1.1. man−db": a program's name).
+    lowercase = first.islower() and not (number and len(heading_number(text) or ()) > 1)
+    if lowercase or _LABEL.match(text[number.end() :] if number else text):
         return None
     return round(line.size * 2) / 2, True
 
