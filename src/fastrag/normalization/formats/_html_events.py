@@ -19,6 +19,7 @@ import re
 from typing import cast
 
 from fastrag.normalization.formats._html_blocks import IN_PAGE_CONTENTS, BlockTree
+from fastrag.normalization.formats._html_emphasis import promote_bold_paragraphs
 from fastrag.normalization.formats._html_frames import (
     BOUNDARY,
     DATA_TEXT,
@@ -137,6 +138,7 @@ class TreeBuilder(BlockTree, Tokenizer):
         self.title_heads = page.title_heads
         self.member_tables: list[int] = []  # where Doxygen's open member tables stand
         self.main_text = False
+        self.bold_element = False  # the text being read is a <b> or <strong> element's
         self.conflicts: set[int] = set()
         self.removed_boilerplate = False
         self.removed_index = False  # a generated index left out (see is_generated_index)
@@ -164,6 +166,7 @@ class TreeBuilder(BlockTree, Tokenizer):
             self.close_block(self.blocks[-1], end)
         if self.outside_headings or self.nav_sections:
             self._drop_empty_chrome_sections()
+        promote_bold_paragraphs(self.root)
         if self.dropped_diagnostics:
             self.diagnostics.append(f"{self.dropped_diagnostics} more diagnostics not shown")
 
@@ -351,9 +354,15 @@ class TreeBuilder(BlockTree, Tokenizer):
             Tokenizer.handle_element(self, tag, has_attributes, start, text)
             return
         # Inline markup around bare text (a highlighted token, <em>word</em>) that cannot
-        # be chrome: pushing and popping it changes nothing, so only its text is read.
+        # be chrome: pushing and popping it changes nothing, so only its text is read
+        # (bold text noted as such: see _html_emphasis).
         self.pos = start
-        self.handle_data(start, text)
+        if tag == "b" or tag == "strong":
+            self.bold_element = True
+            self.handle_data(start, text)
+            self.bold_element = False
+        else:
+            self.handle_data(start, text)
 
     def handle_startendtag(self, tag: str, has_attributes: bool) -> None:
         self.handle_starttag(tag, has_attributes)
@@ -592,6 +601,10 @@ class TreeBuilder(BlockTree, Tokenizer):
                 owner.ustart = start
             owner.units += 1
         owner.uend = end
+        if not owner.plain and not self.bold_element:
+            open_ = self.open
+            if not (open_.get("b") or open_.get("strong")) and raw.strip(WS):
+                owner.plain = True
         if self.main:
             self.main_text = True
         if "&" in raw:

@@ -81,6 +81,7 @@ class Block:
         "parts",
         "pe",
         "pend",
+        "plain",
         "prefix",
         "ps",
         "segs",
@@ -112,6 +113,7 @@ class Block:
         self.ps = -1  # source range of a pending space (-1: generated)
         self.pe = -1
         self.tail = False  # the display ends in text (not in a label or separator)
+        self.plain = False  # some text shown outside <b> and <strong> (_html_emphasis)
         self.head = ""  # generated before the first text (list label, ": ")
         self.prefix = ""  # generated after each line break (continuation indent)
         self.text_start = -1  # PRE: where the content after the start tag begins

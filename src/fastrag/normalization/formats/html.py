@@ -28,6 +28,11 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   A heading shows a no-break space (U+00A0, ``&nbsp;``) as a space and none at its
   ends, since titles become section paths. The root's ``text`` and
   ``metadata["title"]`` are the ``<title>``.
+* On a page with at most one heading element, paragraphs set wholly in ``<b>`` or
+  ``<strong>`` that read as titles (short, one line, not a sentence, a lead-in or a
+  caption, no bold neighbour; at most half of the blocks beside them) open sections one
+  level below that heading (level 1 without one): sqlite.org's FAQ questions, groff's
+  mdoc man pages (``_html_emphasis``).
 * Leaves: ``paragraph`` (also text directly inside ``div``, ``li``, ``blockquote`` …),
   ``heading``, ``code`` (``pre``, kept verbatim; ``{"language": ...}`` from a
   ``language-*``/``lang-*`` class on it or its ``code``, or a Sphinx ``highlight-*``
@@ -277,7 +282,9 @@ _PARSER = "html.parser-3.11.7"
 # v38: a page that is only a manual's navigation keeps no content (no fallback).
 # v39: a line of three or more links to the page's fragments, nothing else, is its
 # table of contents (groff's man pages).
-_VERSION = 39
+# v40: on a page with at most one heading element, bold paragraphs that read as titles
+# open sections (sqlite.org's FAQ questions, groff's mdoc pages; _html_emphasis).
+_VERSION = 40
 _MAX_RERUNS = 8
 
 
