@@ -76,6 +76,7 @@ _TERM_INDENT: Final = 1.5
 """Ems a hanging definition starts right of its term (man pages: 3.6 for ``.TP``, 2 for
 asciidoc's ``.RS 4``)."""
 _MARGIN_SHARE: Final = 0.05
+"""Share of the prose rows an x must start to count as the text margin."""
 _LIST_NUMBER = re.compile(r"(?:\d{1,3}|[a-z])[.)]\s")
 _MAX_PITCH: Final = 1.5
 """The widest line pitch, in font sizes, a paragraph is taken to be set at."""
@@ -454,9 +455,7 @@ def _region_groups(lines: Sequence[Line], body: float, margin: float) -> list[Gr
             # below the row or indented under it is its section's (man−db's manual:
             # "4.2. Compressed cat pages" over "man−db compresses …"; a man page's
             # "DESCRIPTION" over "ssh (SSH client) is …").
-            and 0
-            < following.baseline - lines[row + count - 1].baseline
-            <= _MAX_PITCH * max(following.size, 1.0)
+            and _next_line(lines[row + count - 1], following)
             and following.x0 < lines[row].x0 + _TERM_INDENT * max(following.size, 1.0)
         )
         toc = _toc_entry(lines, row, count)
@@ -493,7 +492,7 @@ def _region_groups(lines: Sequence[Line], body: float, margin: float) -> list[Gr
 def _defines(lines: Sequence[Line], row: int, margin: float) -> bool:
     """Whether row ``row``, bold, is a term over its hanging definition.
 
-    The term stands at the region's text ``margin`` (a man page's subsection heading
+    The term stands at the document's text ``margin`` (a man page's subsection heading
     is outdented from it), and the next row, close under it, starts ``_TERM_INDENT`` ems
     or more to its right and is prose, not a list item (a man page's option or variable
     over its description, Texinfo's ``@table``, DocBook's variable lists); the next
@@ -515,7 +514,7 @@ def _defines(lines: Sequence[Line], row: int, margin: float) -> bool:
     after = lines[row + 2] if row + 2 < len(lines) else None
     return not (
         after is not None
-        and 0 < after.baseline - following.baseline <= _MAX_PITCH * max(following.size, 1.0)
+        and _next_line(following, after)
         and not after.bold
         and after.x0 < following.x0 - 0.5 * max(after.size, 1.0)
     )
@@ -527,6 +526,12 @@ def _opens(upper: str, lower: str) -> bool:
     opening on its first subsection, not two rows of a bold table."""
     parent, child = heading_number(upper), heading_number(lower)
     return parent is not None and child == (*parent, "1")
+
+
+def _next_line(above: Line, below: Line) -> bool:
+    """``below`` sits where the next line of ``above``'s paragraph would: at most
+    ``_MAX_PITCH`` sizes under it (paragraph spacing puts it further)."""
+    return 0 < below.baseline - above.baseline <= _MAX_PITCH * max(below.size, 1.0)
 
 
 def _same_style(style: tuple[float, bool] | None, first: tuple[float, bool]) -> bool:
