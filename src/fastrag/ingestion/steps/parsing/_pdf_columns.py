@@ -71,10 +71,10 @@ def _order(
     # over two columns wraps onto a second row that crosses the gutter on its own.
     after_zone = False
     for band_left, band_right, zone in _bands(left, right, crossing):
-        if band_left or band_right:
-            regions.extend(_order(band_left, min_column, order, depth + 1) if band_left else [])
-            regions.extend(_order(band_right, min_column, order, depth + 1) if band_right else [])
-            after_zone = False
+        for band in (band_left, band_right):
+            if band:
+                regions.extend(_order(band, min_column, order, depth + 1))
+                after_zone = False
         if zone:
             if after_zone:
                 regions[-1] = _leaf(regions[-1] + zone, order)
