@@ -50,6 +50,10 @@ class BlockTree(OpenElements):
         navigate between pages, or navigation lines were seen (the builder decides
         whether it is chrome; a bare tree keeps it)."""
 
+    def contents_list(self, block: Block) -> None:
+        """A finished top-level list that may be the page's table of contents (the
+        builder decides; a bare tree keeps it)."""
+
     def page_title(self) -> str:
         """The page's ``<title>``, whitespace collapsed ("" for a bare tree)."""
         return ""
@@ -181,6 +185,8 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
             _plain_spaces(block)
         if block.parent is None:
             _attach_section(tb, block)
+    elif kind == "list" and block.list_depth <= 1 and len(block.children) >= IN_PAGE_CONTENTS:
+        tb.contents_list(block)
     elif kind == "paragraph":
         links = block.links
         if links is not None and (

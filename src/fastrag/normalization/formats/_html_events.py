@@ -61,6 +61,7 @@ from fastrag.normalization.formats._html_tags import (
     is_symbol_permalink,
 )
 from fastrag.normalization.formats._html_text import (
+    CONTAINER,
     PRE,
     Block,
     add_references,
@@ -249,6 +250,33 @@ class TreeBuilder(BlockTree, Tokenizer):
             self.nav_lines.add(text)
             self.unclaim(block)
             self.note_navigation()
+
+    def contents_list(self, block: Block) -> None:
+        """A list that opens the page or a section (nothing but the heading before it)
+        of ``IN_PAGE_CONTENTS`` or more items, each one link to the page's own fragments and
+        nothing else (nested lists of such links included), is the page's table of
+        contents (sqlite.org's FAQ lists its questions so, pod2html its sections): chrome,
+        as the Markdown reader's rule has it."""
+        parent = block.parent
+        if (
+            not self.boilerplate
+            # Among the page's blocks, not inside a definition or a cell: javadoc's "See
+            # Also" lists of in-page links are a member's content.
+            or parent is None
+            or parent.kind not in ("document", "section")
+            # First among them: a list of in-page links after a section's text is its
+            # content (javadoc's "one of SPACE_SEPARATOR, LINE_SEPARATOR, …").
+            or any(child.kind != "heading" and _kept(child) for child in parent.children[:-1])
+            or not _in_page_list(block)
+        ):
+            return
+        stack = [block]
+        while stack:
+            top = stack.pop()
+            if top.units:
+                self.unclaim(top)
+            stack += top.children
+        self.note_navigation()
 
     def note_navigation(self) -> None:
         """A manual's navigation left the open section: if nothing else stays in it, its
@@ -707,6 +735,35 @@ def _in_page_contents(text: str, links: list[tuple[int, int, str]]) -> bool:
     table of contents, not "See also pause(), sigwait() and sigtimedwait()", nor names
     joined by commas or bars ("penup() | pu() | up()")."""
     return all(not text[start:end].strip() for start, end in _gaps(text, links))
+
+
+def _in_page_list(block: Block) -> bool:
+    """Whether every item of the list ``block`` is one in-page link, label aside, maybe
+    over a nested list of the same (see ``TreeBuilder.contents_list``)."""
+    items = block.children
+    if any(item.kind != "list_item" or not item.children for item in items):
+        return False
+    for item in items:
+        leaf, *nested = item.children
+        if not _sole_in_page_link(leaf) or not all(
+            child.kind == "list" and _in_page_list(child) for child in nested
+        ):
+            return False
+    return True
+
+
+def _sole_in_page_link(leaf: Block) -> bool:
+    """A leaf that shows its label and one link to a fragment of the page, nothing else."""
+    links = leaf.links
+    if leaf.mode == CONTAINER or not leaf.units or links is None or len(links) != 1:
+        return False
+    start, end, href = links[0]
+    text = leaf.display()
+    return (
+        href.startswith("#")
+        and text[:start].strip() in ("", leaf.head.strip())  # a link may open before it
+        and not text[end:].strip()
+    )
 
 
 def _kept(block: Block) -> bool:

@@ -122,6 +122,10 @@ outside the main content (``<main>``, ``<article>`` or an element with
   nothing but its title after a manual's navigation class (not a site's menu, a guess)
   keeps no content, as an index does (a DocBook chapter's table of contents, a Texinfo
   node's menu of subsections);
+* a list of three or more items, each one link to a fragment of the page and nothing
+  else (nested lists of the same included), that opens the page or a section (nothing
+  but the heading before it, not inside a definition or cell): its table of contents
+  (sqlite.org's FAQ, pod2html's pages); after a section's text such a list is content;
 * elements with the ``hidden`` attribute or ``aria-hidden="true"``;
 * permalink anchors, anywhere: ``<a>`` with class ``headerlink`` (Sphinx, MkDocs),
   ``copiable-anchor`` (Texinfo), ``anchorjs-link``, ``header-anchor`` or ``hash-link``
@@ -284,7 +288,9 @@ _PARSER = "html.parser-3.11.7"
 # table of contents (groff's man pages).
 # v40: on a page with at most one heading element, bold paragraphs that read as titles
 # open sections (sqlite.org's FAQ questions, groff's mdoc pages; _html_emphasis).
-_VERSION = 40
+# v41: a list of three or more in-page links, nothing else, that opens the page or a
+# section is its table of contents (sqlite.org's FAQ, pod2html, groff's mom).
+_VERSION = 41
 _MAX_RERUNS = 8
 
 
