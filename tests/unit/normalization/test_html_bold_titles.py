@@ -111,3 +111,11 @@ def test_bold_paragraphs_that_are_not_titles_stay_paragraphs(body: str) -> None:
     tree = normalize(f"<html><body>{body}</body></html>")
     titles = [text for _level, text, _parent in outline(tree)]
     assert titles in ([], ["Guide", "Usage"])
+
+
+def test_a_bold_title_shows_no_break_spaces_as_spaces() -> None:
+    tree = normalize(
+        "<html><body><p><b>&nbsp;EXIT&nbsp;STATUS</b></p><p>Zero on success.</p>"
+        "<p>More text.</p></body></html>"
+    )
+    assert outline(tree) == [(1, "EXIT STATUS", "")]

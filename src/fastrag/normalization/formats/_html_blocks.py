@@ -24,7 +24,7 @@ from fastrag.normalization.formats._html_text import (
     truncate,
 )
 
-__all__ = ["BlockTree", "finish"]
+__all__ = ["IN_PAGE_CONTENTS", "BlockTree", "finish", "plain_spaces"]
 
 _ITEM_CONTAINERS = ("list_item", "definition")
 _DELIMITER = {"left": ":---", "right": "---:", "center": ":---:", "none": "---"}
@@ -182,7 +182,7 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
             block.kind = "paragraph"  # no visible title (&nbsp; only): not a heading
             block.level = None
         elif "\xa0" in block.display():
-            _plain_spaces(block)
+            plain_spaces(block)
         if block.parent is None:
             _attach_section(tb, block)
     elif kind == "list" and block.list_depth <= 1 and len(block.children) >= IN_PAGE_CONTENTS:
@@ -203,7 +203,7 @@ def finish(tb: BlockTree, block: Block, end: int) -> None:
         tb.shows_nothing(block)
 
 
-def _plain_spaces(heading: Block) -> None:
+def plain_spaces(heading: Block) -> None:
     """A title shows U+00A0 as a space, without spaces at its ends.
 
     Titles become section paths and heading paths, which are read and matched as words

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from fastrag.normalization.formats._html_blocks import plain_spaces
 from fastrag.normalization.formats._html_text import CONTAINER, Block
 
 __all__ = ["MAX_CHARACTERS", "MAX_WORDS", "promote_bold_paragraphs"]
@@ -71,6 +72,8 @@ def promote_bold_paragraphs(root: Block) -> int:
             section.level = level
             child.kind = "heading"
             child.level = level
+            if "\xa0" in child.display():
+                plain_spaces(child)  # as a heading element's title
             children.append(section)
         if section is None:
             children.append(child)

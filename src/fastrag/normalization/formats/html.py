@@ -290,7 +290,8 @@ _PARSER = "html.parser-3.11.7"
 # open sections (sqlite.org's FAQ questions, groff's mdoc pages; _html_emphasis).
 # v41: a list of three or more in-page links, nothing else, that opens the page or a
 # section is its table of contents (sqlite.org's FAQ, pod2html, groff's mom).
-_VERSION = 41
+# v42: a bold paragraph's title shows no-break spaces as spaces, as a heading's does.
+_VERSION = 42
 _MAX_RERUNS = 8
 
 
