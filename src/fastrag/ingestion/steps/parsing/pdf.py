@@ -75,7 +75,7 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 15
+    version: ClassVar[int] = 16
     """12 → 13: a chapter's label row ("Chapter 2") is no contents entry, and a chapter's
     own short contents (numbered leader rows) is navigation; rows in an outline heading
     style that the outline leaves out are headings only when set apart from the text.
@@ -83,7 +83,9 @@ class PdfParser(Parser):
     rows with no column text between them are one region. 14 → 15: ``.B`` font names
     are bold and regular ones ("Times-Roman") never bold by weight; a bold body-size
     term over its hanging definition is no heading, nor is a bold row over text indented
-    under it a phrase running on into that text (man pages)."""
+    under it a phrase running on into that text (man pages). 15 → 16: URW's abbreviated
+    face names (``-Regu``, ``-Medi``) decide boldness; a numbered section right over its
+    first subsection, or over a lowercase name, is a heading."""
 
     def __init__(
         self,
