@@ -78,6 +78,8 @@ asciidoc's ``.RS 4``)."""
 _MARGIN_SHARE: Final = 0.05
 """Share of the prose rows an x must start to count as the text margin."""
 _LIST_NUMBER = re.compile(r"(?:\d{1,3}|[a-z])[.)]\s")
+_TITLE_SLACK: Final = 0.05
+"""Sizes within this share of the largest first-page style may set the title instead."""
 _MAX_PITCH: Final = 1.5
 """The widest line pitch, in font sizes, a paragraph is taken to be set at."""
 _SIZE_SLACK: Final = 0.1
@@ -333,7 +335,7 @@ def _text_margin(pages: PageLines) -> float:
 def _from_layout(pages: PageLines, body: float) -> Headings:
     groups, allowed = _candidates(pages, body)
     if len(pages) >= 3:
-        allowed -= _one_page_styles(groups)
+        allowed -= _one_page_styles(groups, pages)
     kept = [(key, count, style) for key, count, style in groups if style in allowed]
     depths = {key: _depth(pages[key[0]][key[1]][key[2]].text) for key, _count, _style in kept}
     style_level = _style_levels([(style, depths[key]) for key, _count, style in kept])
@@ -395,24 +397,31 @@ def _nest_by_number(
 
 
 def _one_page_styles(
-    groups: list[tuple[LineKey, int, tuple[float, bool]]],
+    groups: list[tuple[LineKey, int, tuple[float, bool]]], pages: PageLines
 ) -> set[tuple[float, bool]]:
     """Styles that letter one page only: not heading styles of a document of 3+ pages.
 
     A style seen only on the first page is the title page's (authors, affiliations,
-    dates); only its largest, the document title, stays. A style used four times or
-    more on one other page and nowhere else letters a figure or a form.
+    dates); only the document title's stays: the largest, unless a style within
+    ``_TITLE_SLACK`` of its size sets more text (an Elsevier article's masthead names
+    its journal a shade larger than the article's two-row title). A style used four
+    times or more on one other page and nowhere else letters a figure or a form.
     """
-    pages: dict[tuple[float, bool], set[int]] = {}
+    seen_on: dict[tuple[float, bool], set[int]] = {}
     counts: Counter[tuple[float, bool]] = Counter()
-    for key, _count, style in groups:
-        pages.setdefault(style, set()).add(key[0])
+    chars: Counter[tuple[float, bool]] = Counter()
+    for (page, region, row), count, style in groups:
+        seen_on.setdefault(style, set()).add(page)
         counts[style] += 1
-    front = {style for style, seen in pages.items() if seen == {0}}
-    front.discard(max(front, default=(0.0, False)))
+        chars[style] += sum(len(line.text) for line in pages[page][region][row : row + count])
+    front = {style for style, seen in seen_on.items() if seen == {0}}
+    if front:
+        largest = max(front)[0]
+        near = [style for style in front if style[0] >= (1 - _TITLE_SLACK) * largest]
+        front.discard(max(near, key=lambda style: (chars[style], style)))
     lettering = {
         style
-        for style, seen in pages.items()
+        for style, seen in seen_on.items()
         if len(seen) == 1 and 0 not in seen and counts[style] >= 4
     }
     return front | lettering
