@@ -370,6 +370,25 @@ def test_tables_of_contents_are_navigation_other_link_lists_stay() -> None:
     assert tree.validate() is tree
 
 
+def test_reference_links_to_in_page_targets_make_a_table_of_contents_too() -> None:
+    # winston's README: "* [Formats]" with "[Formats]: #formats" at the end of the file.
+    contents = (
+        "* [Motivation](#motivation)\n* [Formats]\n  * [Combining formats][combine]\n"
+        "* [Logging levels][]\n"
+    )
+    source = (
+        f"# winston\n\n## Table of contents\n\n{contents}\n## Motivation\n\nText.\n\n"
+        "- [Usage](#usage)\n- [Formats]\n- [RFC5424]\n\nMore text.\n\n"
+        "[Formats]: #formats\n[combine]: <#combining-formats>\n[logging LEVELS]: #levels\n"
+        "[RFC5424]: https://tools.ietf.org/html/rfc5424\n"
+    )
+    tree = normalize(source)
+    # The second list names an outside page through its reference: kept.
+    assert excluded(tree, "navigation") == [contents.rstrip("\n")]
+    assert len(of_kind(tree, "list")) == 1
+    assert tree.validate() is tree
+
+
 def test_a_lone_in_page_link_is_navigation_a_sentence_or_a_quoted_one_stays() -> None:
     # Awesome lists and README templates end every section with "back to top".
     source = (

@@ -83,7 +83,17 @@ _LINK_BAR = re.compile(
 # A list of three or more items that are each one in-page link and nothing else is a
 # table of contents ("- [Installation](#installation)"): navigation that would match any
 # query naming a section and answer none (the PDF parser leaves such pages out too).
-_CONTENTS_ITEM = rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[^\[\]\r\n]+\]\(#[^()\s]*\)[ \t]*"
+_CONTENTS_ITEM = (
+    rb"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[[^\[\]\r\n]+\]"
+    rb"(?:\(#[^()\s]*\)|\[[^\[\]\r\n]*\])?[ \t]*"
+)
+# Its reference-style items ("* [Formats]" with "[Formats]: #formats" further down, as
+# winston's README has them) count when each label's definition is an in-page target.
+_REFERENCE_ITEM = re.compile(
+    rb"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+\[([^\[\]\r\n]+)\](?!\(#)(?:\[([^\[\]\r\n]*)\])?",
+    re.MULTILINE,
+)
+_DEFINITION = re.compile(rb"[ \t]*\[([^\[\]\r\n]+)\]:[ \t]*<?([^\s>]*)")
 # A paragraph that is one in-page link and nothing else, maybe in brackets: "[⬆ back to
 # top](#readme)", "([back to top](#top))" after every section of awesome lists and
 # README templates. It moves within the page and says nothing.
@@ -146,6 +156,12 @@ _MIXED_BADGES = re.compile(
     + rb"(?:[ \t\r\n|]|\xe2\x80\xa2|\xc2\xb7|&nbsp;)*+)++",
     re.DOTALL,
 )
+
+
+def _label_key(label: bytes) -> bytes:
+    """A reference label as CommonMark matches it: case-folded, inner whitespace one space
+    (ASCII case folding: a label outside ASCII rarely names an in-page target)."""
+    return b" ".join(label.lower().split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -554,10 +570,32 @@ class Walker:
         Its items' events are then skipped, as past ``max_depth``: the list's own end
         event takes the skip back.
         """
-        if self._excluded_block(start, end, _CONTENTS_LIST, "navigation"):
-            self.skipped += 1
-            return True
-        return False
+        start = max(start, self.cursor)
+        if _CONTENTS_LIST.fullmatch(self.data, start, min(end, self.size)) is None:
+            return False
+        references = _REFERENCE_ITEM.findall(self.data, start, min(end, self.size))
+        if references and not self._in_page_references(references):
+            return False
+        self._excluded_block(start, end, None, "navigation")
+        self.skipped += 1
+        return True
+
+    def _in_page_references(self, references: list[tuple[bytes, bytes]]) -> bool:
+        """Whether every ``(text, label)`` reference link resolves to a fragment of the
+        page (a shortcut or collapsed reference's label is its text); definitions are
+        looked up in this piece of the document only."""
+        if self.definitions is None:
+            self.definitions = self.find_definitions(0, self.size)
+            self.definition_starts = [span[0] for span in self.definitions]
+        targets: dict[bytes, bytes] = {}
+        for definition_start, definition_end in self.definitions:
+            found = _DEFINITION.match(self.data, definition_start, definition_end)
+            if found is not None:
+                targets.setdefault(_label_key(found[1]), found[2])
+        return all(
+            targets.get(_label_key(label or text), b"").startswith(b"#")
+            for text, label in references
+        )
 
     def navigation_block(self, start: int, end: int) -> bool:
         """Exclude the block ``[start, end)`` as ``navigation`` (the caller knows it is)."""

@@ -79,7 +79,9 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
   table and list rows of them. A paragraph of three or more links and separators only
   (``[Docs](…) | [Examples](…)``, a list of translated READMEs) at the top level is a
   link bar, excluded as ``navigation``; so is a table of contents, a top-level list of
-  three or more items that are each one in-page link (``- [Usage](#usage)``), and a
+  three or more items that are each one in-page link (``- [Usage](#usage)``, or a
+  reference link whose definition in the same piece of the document is an in-page
+  target: ``- [Formats]`` with ``[Formats]: #formats``), and a
   top-level paragraph that is one in-page link alone, maybe in brackets (``[⬆ back to
   top](#readme)``). An HTML block read as text whose leaves only move within the page
   goes the same way: three or more in-page links, each alone in its leaf, under at most
@@ -282,7 +284,9 @@ class MarkdownNormalizer:
     #      alone, its tags (a logo's too) markup.
     # v29: a comment left open in an HTML heading runs to its end, as in HTML.
     # v30: a table's first row of pictures only is data, not a header (picture grids).
-    identity = f"markdown:pyromark-{_pyromark_version()}:v30+{HtmlNormalizer.identity}"
+    # v31: a table of contents may name its targets by reference ("* [Formats]" with
+    #      "[Formats]: #formats" further down).
+    identity = f"markdown:pyromark-{_pyromark_version()}:v31+{HtmlNormalizer.identity}"
 
     def __init__(
         self,
