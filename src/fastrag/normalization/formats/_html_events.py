@@ -266,7 +266,7 @@ class TreeBuilder(BlockTree, Tokenizer):
             or parent.kind not in ("document", "section")
             # First among them: a list of in-page links after a section's text is its
             # content (javadoc's "one of SPACE_SEPARATOR, LINE_SEPARATOR, …").
-            or any(child.kind != "heading" and _kept(child) for child in parent.children[:-1])
+            or any(child.kind != "heading" and _kept(child) for child in _before(parent, block))
             or not _in_page_list(block)
         ):
             return
@@ -735,6 +735,15 @@ def _in_page_contents(text: str, links: list[tuple[int, int, str]]) -> bool:
     table of contents, not "See also pause(), sigwait() and sigtimedwait()", nor names
     joined by commas or bars ("penup() | pu() | up()")."""
     return all(not text[start:end].strip() for start, end in _gaps(text, links))
+
+
+def _before(parent: Block, block: Block) -> list[Block]:
+    """``parent``'s children before ``block``."""
+    children = parent.children
+    for index, child in enumerate(children):
+        if child is block:
+            return children[:index]
+    return children
 
 
 def _in_page_list(block: Block) -> bool:
