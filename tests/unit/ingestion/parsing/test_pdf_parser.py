@@ -67,7 +67,7 @@ def test_parsed_metadata(name: str) -> None:
     document = parsed(name)
     metadata = document.metadata
     assert metadata["content_format"] == ContentFormat.MARKDOWN
-    assert metadata["parser_version"] == "PdfParser:17"
+    assert metadata["parser_version"] == "PdfParser:18"
     assert metadata["page_count"] == len(page_sizes(name))
     assert metadata["heading_source"] in {"outline", "layout", "none"}
     assert all(isinstance(page, int) for page in metadata["pages_without_text"])

@@ -2,9 +2,10 @@
 
 1. Body size: the font size most characters are set in.
 2. Furniture (``_pdf_furniture``): running headers, footers, page numbers — dropped.
-3. Reading order per page (``_pdf_columns``) and rows per region (``_pdf_lines``);
-   then the joints between rows the default gets wrong (``_pdf_joints``: compounds'
-   line-end hyphens, URLs cut at a row's end).
+3. Reading order per page (``_pdf_columns``) and rows per region (``_pdf_lines``), the
+   first page's notes after its columns (``_pdf_footnotes``); then the joints between
+   rows the default gets wrong (``_pdf_joints``: compounds' line-end hyphens, URLs cut at
+   a row's end).
 4. Headings for the whole document (``_pdf_headings``): outline or fonts.
 5. Navigation (``_pdf_navigation``): table-of-contents and index rows are taken out
    and recorded; a region is cut where they were, so the text around them never joins.
@@ -24,6 +25,7 @@ from typing import Final
 from fastrag.ingestion.steps.parsing._pdf_blocks import block_page
 from fastrag.ingestion.steps.parsing._pdf_columns import reading_order
 from fastrag.ingestion.steps.parsing._pdf_extract import Extraction
+from fastrag.ingestion.steps.parsing._pdf_footnotes import notes_last
 from fastrag.ingestion.steps.parsing._pdf_furniture import find_furniture
 from fastrag.ingestion.steps.parsing._pdf_headings import Headings, LineKey, detect_headings
 from fastrag.ingestion.steps.parsing._pdf_joints import decide_joints
@@ -79,7 +81,8 @@ def analyze(extraction: Extraction, *, use_outline: bool = True) -> DocumentLayo
         kept = [
             span for index, span in enumerate(page.spans) if (page.number, index) not in furniture
         ]
-        regions.append([region_lines(region) for region in reading_order(kept)])
+        page_regions = [region_lines(region) for region in reading_order(kept)]
+        regions.append(notes_last(page_regions, body) if not regions else page_regions)
     decide_joints(regions)
     headings = detect_headings(regions, extraction.outline, body, use_outline=use_outline)
     # Line pitches are the document's typography, measured on every row: taking the

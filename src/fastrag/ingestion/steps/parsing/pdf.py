@@ -75,7 +75,7 @@ class PdfParser(Parser):
     """
 
     content_format: ClassVar[ContentFormat] = ContentFormat.MARKDOWN
-    version: ClassVar[int] = 17
+    version: ClassVar[int] = 18
     """12 → 13: a chapter's label row ("Chapter 2") is no contents entry, and a chapter's
     own short contents (numbered leader rows) is navigation; rows in an outline heading
     style that the outline leaves out are headings only when set apart from the text.
@@ -86,7 +86,8 @@ class PdfParser(Parser):
     under it a phrase running on into that text (man pages). 15 → 16: URW's abbreviated
     face names (``-Regu``, ``-Medi``) decide boldness; a numbered section right over its
     first subsection, or over a lowercase name, is a heading. 16 → 17: of two first-page
-    styles within 5 % in size, the one setting more text is the title's."""
+    styles within 5 % in size, the one setting more text is the title's. 17 → 18: the
+    first page's notes at a column's foot are read after its columns."""
 
     def __init__(
         self,
