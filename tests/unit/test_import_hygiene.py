@@ -50,6 +50,7 @@ LAYERS = {
     "_optional": 0,
     "_checks": 0,
     "_collector": 0,
+    "_titles": 0,
     "normalization": 1,
     "tokenization": 1,
     "packing": 2,

@@ -18,3 +18,15 @@ def texts(tree: NormalizedDocument) -> list[str]:
 
 def excluded(tree: NormalizedDocument, reason: str) -> list[str]:
     return [tree.content[e.span.start : e.span.end] for e in tree.exclusions if e.reason == reason]
+
+
+def outline(tree: NormalizedDocument) -> list[tuple[int | None, str, str]]:
+    """Each heading's level, title and the title of the section it is in."""
+    rows = []
+    for node in tree.nodes:
+        if node.kind != "heading":
+            continue
+        section = tree.node(node.parent_id or "")
+        parent = tree.node(section.parent_id or "")
+        rows.append((node.level, node.text, parent.text if parent.kind == "section" else ""))
+    return rows

@@ -488,7 +488,7 @@ def test_registry_selects_the_html_adapter() -> None:
 
 
 def test_identity_names_the_parser_and_changes_with_options() -> None:
-    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v42"
+    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v43"
     assert HtmlNormalizer().identity == HtmlNormalizer.identity
     assert HtmlNormalizer(max_characters=10).identity == HtmlNormalizer.identity
     changed = {

@@ -12,19 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastrag.normalization import NormalizedDocument
-from tests.unit.normalization._html_helpers import normalize
-
-
-def outline(tree: NormalizedDocument) -> list[tuple[int | None, str, str]]:
-    """Each section's level, title and its parent section's title."""
-    rows = []
-    for node in tree.nodes:
-        if node.kind == "section":
-            parent = tree.node(node.parent_id or "")
-            rows.append((node.level, node.text, parent.text if parent.kind == "section" else ""))
-    return rows
-
+from tests.unit.normalization._html_helpers import normalize, outline
 
 FAQ = (
     "<html><head><title>SQLite FAQ</title></head><body>"

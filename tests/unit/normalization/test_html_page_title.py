@@ -10,24 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from fastrag.normalization import NormalizedDocument
-from tests.unit.normalization._html_helpers import normalize
+from tests.unit.normalization._html_helpers import normalize, outline
 
 
 def _page(title: str, body: str) -> str:
     return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
-
-
-def _outline(tree: NormalizedDocument) -> list[tuple[int | None, str, str]]:
-    """Each heading's level, title and the title of the section it is in."""
-    rows = []
-    for node in tree.nodes:
-        if node.kind != "heading":
-            continue
-        section = tree.node(node.parent_id or "")
-        parent = tree.node(section.parent_id or "")
-        rows.append((node.level, node.text, parent.text if parent.kind == "section" else ""))
-    return rows
 
 
 REFERENCE = (
@@ -41,7 +28,7 @@ REFERENCE = (
 
 def test_a_first_heading_repeating_the_title_outranks_its_peers() -> None:
     tree = normalize(_page("cockpit.js: Raw Channels", REFERENCE))
-    assert _outline(tree) == [
+    assert outline(tree) == [
         (1, "cockpit.js: Raw Channels", ""),
         (2, "Synopsis", "cockpit.js: Raw Channels"),
         (2, "channel.binary", "cockpit.js: Raw Channels"),
@@ -60,7 +47,7 @@ def test_a_first_heading_repeating_the_title_outranks_its_peers() -> None:
 )
 def test_the_title_may_name_the_site_or_describe_the_page_too(title: str) -> None:
     tree = normalize(_page(title, REFERENCE))
-    assert _outline(tree)[1] == (2, "Synopsis", "cockpit.js: Raw Channels")
+    assert outline(tree)[1] == (2, "Synopsis", "cockpit.js: Raw Channels")
 
 
 @pytest.mark.parametrize(
@@ -74,12 +61,12 @@ def test_the_title_may_name_the_site_or_describe_the_page_too(title: str) -> Non
 def test_other_first_headings_keep_their_rank(title: str) -> None:
     # (Not in a DocBook reference page, whose <title> would head it: see the man page.)
     tree = normalize(_page(title, REFERENCE.replace('"refentry"', '"article"')))
-    assert [row[:2] for row in _outline(tree)[:3]] == [
+    assert [row[:2] for row in outline(tree)[:3]] == [
         (2, "cockpit.js: Raw Channels"),
         (2, "Synopsis"),
         (2, "channel.binary"),
     ]
-    assert _outline(tree)[1][2] == ""  # a section of its own
+    assert outline(tree)[1][2] == ""  # a section of its own
 
 
 def test_only_the_first_heading_and_a_later_h1_still_closes_it() -> None:
@@ -90,9 +77,9 @@ def test_only_the_first_heading_and_a_later_h1_still_closes_it() -> None:
             "<h1>Appendix</h1><p>c</p>",
         )
     )
-    assert _outline(tree) == [(2, "Intro", ""), (2, "Guide", ""), (1, "Appendix", "")]
+    assert outline(tree) == [(2, "Intro", ""), (2, "Guide", ""), (1, "Appendix", "")]
     tree = normalize(_page("Guide", "<h2>Guide</h2><p>a</p><h1>Appendix</h1><p>c</p>"))
-    assert _outline(tree) == [(1, "Guide", ""), (1, "Appendix", "")]
+    assert outline(tree) == [(1, "Guide", ""), (1, "Appendix", "")]
 
 
 MAN_PAGE = (
@@ -110,7 +97,7 @@ def test_a_man_pages_title_heads_its_sections() -> None:
     """DocBook's reference pages (man pages) head no section with the command's name:
     "Name", "Synopsis", "Options" are all <h2>. The <title> heads them."""
     tree = normalize(MAN_PAGE)
-    assert _outline(tree) == [
+    assert outline(tree) == [
         (1, "aptitude-create-state-bundle", ""),
         (2, "Name", "aptitude-create-state-bundle"),
         (2, "Synopsis", "aptitude-create-state-bundle"),
@@ -119,4 +106,4 @@ def test_a_man_pages_title_heads_its_sections() -> None:
     assert tree.metadata["title"] == "aptitude-create-state-bundle"
     # The same headings outside a reference page keep their rank, and the title its role.
     plain = normalize(MAN_PAGE.replace('class="refentry"', 'class="article"'))
-    assert [row[:2] for row in _outline(plain)] == [(2, "Name"), (2, "Synopsis"), (2, "Options")]
+    assert [row[:2] for row in outline(plain)] == [(2, "Name"), (2, "Synopsis"), (2, "Options")]

@@ -219,4 +219,4 @@ def test_summary_heading_inside_a_list_is_a_leaf() -> None:
 
 
 def test_identity_names_version_4() -> None:
-    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v42"
+    assert HtmlNormalizer.identity == "html:html.parser-3.11.7:v43"

@@ -11,11 +11,8 @@ heading when:
 
 * every character of its text is inside ``<b>`` or ``<strong>`` (``Block.plain`` is false)
   and it shows no image;
-* it is one line of at most ``MAX_WORDS`` words and ``MAX_CHARACTERS`` characters
-  (twice that for a question: a FAQ's titles are its questions),
-  starts with a letter, a digit or an opening bracket or quote (an option such as ``-4``
-  is a term, not a title), and does not end in ``. , ; :`` (a bold sentence or a lead-in);
-* it is not a caption ("Table 9.54. Range Operators");
+* it reads as a title (``fastrag._titles.reads_as_title``: short, one line, not a
+  sentence, a lead-in or a caption, opening on a word, number or bracket);
 * neither paragraph beside it is such a bold paragraph too (an address block, a list of
   bold lines).
 
@@ -28,21 +25,11 @@ all), holding what follows it up to the next one. The rule mirrors the Word read
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
+from fastrag._titles import reads_as_title
 from fastrag.normalization.formats._html_blocks import plain_spaces
 from fastrag.normalization.formats._html_text import CONTAINER, Block
 
-__all__ = ["MAX_CHARACTERS", "MAX_WORDS", "promote_bold_paragraphs"]
-
-MAX_WORDS: Final = 16
-MAX_CHARACTERS: Final = 120
-_OPENING: Final = re.compile(r"[\w(\[\"'“‘«]")
-_CLOSING_PUNCTUATION: Final = (".", ",", ";", ":")
-_CAPTION: Final = re.compile(
-    r"(?:table|figure|fig\.|listing|example|equation)\s*[\dA-Z]", re.IGNORECASE
-)
+__all__ = ["promote_bold_paragraphs"]
 
 
 def promote_bold_paragraphs(root: Block) -> int:
@@ -101,15 +88,4 @@ def _titles(paragraph: Block) -> bool:
     """Whether the paragraph reads as a bold section title (see the module docstring)."""
     if paragraph.plain or not paragraph.units or "images" in paragraph.attrs:
         return False
-    text = paragraph.display().strip()
-    # A question titles its answer at any length a question has (a FAQ's).
-    scale = 2 if text.endswith("?") else 1
-    return (
-        0 < len(text) <= scale * MAX_CHARACTERS
-        and "\n" not in text
-        and len(text.split()) <= scale * MAX_WORDS
-        and _OPENING.match(text) is not None
-        and any(char.isalpha() for char in text)
-        and not text.endswith(_CLOSING_PUNCTUATION)
-        and _CAPTION.match(text) is None
-    )
+    return reads_as_title(paragraph.display())

@@ -291,7 +291,9 @@ _PARSER = "html.parser-3.11.7"
 # v41: a list of three or more in-page links, nothing else, that opens the page or a
 # section is its table of contents (sqlite.org's FAQ, pod2html, groff's mom).
 # v42: a bold paragraph's title shows no-break spaces as spaces, as a heading's does.
-_VERSION = 42
+# v43: bold titles read by the rule Word documents share (fastrag._titles): 12 words,
+#      twice that for a question or an exclamation.
+_VERSION = 43
 _MAX_RERUNS = 8
 
 

@@ -51,7 +51,7 @@ def tree_section_paths(document: Document) -> set[tuple[str, ...]]:
 def test_word_sample_headings_lists_table_and_picture() -> None:
     document = parse("word_sample.docx")
     assert document.metadata["content_format"] == ContentFormat.MARKDOWN
-    assert document.metadata["parser_version"] == "DocxParser:2"
+    assert document.metadata["parser_version"] == "DocxParser:3"
     assert heading_lines(document) == ["# Swimming in the lake", "## Let’s swim!", "### Let’s eat"]
     content = document.content
     assert "- You can relax and look around\n- Paddle about\n- Enjoy summer warmth" in content

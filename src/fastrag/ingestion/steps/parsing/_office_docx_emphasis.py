@@ -8,9 +8,8 @@ not count) a body paragraph becomes a heading when:
 
 * every run with visible text is bold — direct formatting, else the run's character
   style, else the paragraph style chain (``w:b``; ``w:val`` false/0/off turns it off);
-* it is short: one line, at most ``MAX_WORDS`` words and ``MAX_CHARACTERS`` characters,
-  with a letter in it;
-* it does not end like a sentence, a clause or a lead-in (``.`` ``,`` ``;`` ``:``);
+* it reads as a title (``fastrag._titles.reads_as_title``: one short line, not a
+  sentence, a clause, a lead-in or a caption, opening on a word, number or bracket);
 * its style is not a caption or a subtitle (those name a figure or the document);
 * the next block with text is content — a table, a list, code, a quote, or a body
   paragraph that is not bold throughout — and the block before it is not bold
@@ -33,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, TypeVar
 
+from fastrag._titles import reads_as_title
 from fastrag.ingestion.steps.parsing._office_docx_roles import RoleReader, run_bold, run_size
 from fastrag.ingestion.steps.parsing._office_docx_text import child_value, qn, visible_runs
 
@@ -40,13 +40,10 @@ if TYPE_CHECKING:
     from docx.document import Document as WordDocument
     from docx.oxml.xmlchemy import BaseOxmlElement
 
-__all__ = ["MAX_CHARACTERS", "MAX_WORDS", "BoldLine", "Emphasis", "bold_headings"]
+__all__ = ["BoldLine", "Emphasis", "bold_headings"]
 
 _T = TypeVar("_T", bool, int)
 
-MAX_WORDS: Final = 12
-MAX_CHARACTERS: Final = 120
-_SENTENCE_ENDS: Final = (".", ",", ";", ":")
 _NOT_HEADING_STYLES: Final = ("caption", "subtitle")
 _RUN_PROPERTIES: Final = qn("w:rPr")
 _PARAGRAPH_PROPERTIES: Final = qn("w:pPr")
@@ -99,16 +96,7 @@ class Emphasis:
             sizes[size] = sizes.get(size, 0) + shown
         if not sizes:
             return _NOT_BOLD
-        line = text.strip()
-        short = (
-            len(line) <= MAX_CHARACTERS
-            and len(line.split()) <= MAX_WORDS
-            and "\n" not in line
-            and "\v" not in line
-            and any(character.isalpha() for character in line)
-            and not line.endswith(_SENTENCE_ENDS)
-            and not any(name in style.name for name in _NOT_HEADING_STYLES)
-        )
+        short = reads_as_title(text) and not any(name in style.name for name in _NOT_HEADING_STYLES)
         return BoldLine(True, short, max(sizes.items(), key=lambda item: item[1])[0])
 
 

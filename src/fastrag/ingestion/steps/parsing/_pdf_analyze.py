@@ -84,10 +84,12 @@ def analyze(extraction: Extraction, *, use_outline: bool = True) -> DocumentLayo
         page_regions = [region_lines(region) for region in reading_order(kept)]
         regions.append(notes_last(page_regions, body) if not regions else page_regions)
     decide_joints(regions)
-    headings = detect_headings(regions, extraction.outline, body, use_outline=use_outline)
     # Line pitches are the document's typography, measured on every row: taking the
     # navigation rows out of the count would shift them and move paragraph breaks elsewhere.
     pitches = line_pitches(regions)
+    headings = detect_headings(
+        regions, extraction.outline, body, use_outline=use_outline, pitches=pitches
+    )
     # Headings are found on every row first: an outline entry pointing at an index's
     # title still matches (no false "not found" note), and its row then goes with the index.
     regions, headings, navigation = _without_navigation(regions, headings)

@@ -36,7 +36,13 @@ from typing import Final
 
 from fastrag.ingestion.steps.parsing._pdf_headings import LineKey
 from fastrag.ingestion.steps.parsing._pdf_layout import Block, BlockKind, Line
-from fastrag.ingestion.steps.parsing._pdf_lines import BULLETS, is_leader_row, pitch
+from fastrag.ingestion.steps.parsing._pdf_lines import (
+    BULLET,
+    DASH,
+    LIST_NUMBER,
+    is_leader_row,
+    pitch,
+)
 
 __all__ = ["GAP", "block_page"]
 
@@ -49,13 +55,6 @@ SIZE_CHANGE: Final = 0.15
 TABLE_ROWS: Final = 3
 TERM_INDENT: Final = 2.5
 """Ems a definition sits right of its monospaced term (Texinfo ``@table``: about five)."""
-_BULLET = re.compile(rf"[{BULLETS}]\s*")
-_DASH = re.compile(r"[-–—*]\s+")
-# "1.", "a)", "(iv)"; "[12]": a numbered reference list's entries.
-_NUMBER = re.compile(
-    r"(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]\s+|\((?:\d{1,3}|[a-z]|[ivx]{1,4})\)\s+|\[\d{1,3}\]\s+",
-    re.I,
-)
 _SENTENCE_END = re.compile(r"[.!?:][\"'”’)\]]*$")
 _WORDS = re.compile(r"[\w][\w \-.'’]*")
 
@@ -110,10 +109,10 @@ def block_page(
 def _marker(line: Line, previous: _Group | None, pitches: Mapping[float, float]) -> str:
     """The list marker starting ``line`` when it starts a list item, else ``""``."""
     text = line.text
-    match = _BULLET.match(text)
+    match = BULLET.match(text)
     if match is not None and match.end() < len(text):
         return text[: match.end()].rstrip()
-    match = _DASH.match(text) or _NUMBER.match(text)
+    match = DASH.match(text) or LIST_NUMBER.match(text)
     if match is None or match.end() >= len(text) or line.mono or is_leader_row(line):
         return ""
     if previous is None or previous.kind in (BlockKind.LIST_ITEM, BlockKind.HEADING):

@@ -36,7 +36,13 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from fastrag.ingestion.steps.parsing._pdf_layout import Line
-from fastrag.ingestion.steps.parsing._pdf_lines import BULLETS, is_leader_row, line_pitches, pitch
+from fastrag.ingestion.steps.parsing._pdf_lines import (
+    BULLETS,
+    is_leader_row,
+    line_pitches,
+    pitch,
+    starts_list_item,
+)
 from fastrag.ingestion.steps.parsing._pdf_outline import OutlineEntry
 
 __all__ = [
@@ -77,7 +83,6 @@ _TERM_INDENT: Final = 1.5
 asciidoc's ``.RS 4``)."""
 _MARGIN_SHARE: Final = 0.05
 """Share of the prose rows an x must start to count as the text margin."""
-_LIST_NUMBER = re.compile(r"(?:\d{1,3}|[a-z])[.)]\s")
 _TITLE_SLACK: Final = 0.05
 """Sizes within this share of the largest first-page style may set the title instead."""
 _MAX_PITCH: Final = 1.5
@@ -141,16 +146,23 @@ def detect_headings(
     body_size: float,
     *,
     use_outline: bool = True,
+    pitches: Mapping[float, float] | None = None,
 ) -> Headings:
-    """The headings of ``pages``: outline-matched when possible, else font-based."""
+    """The headings of ``pages``: outline-matched when possible, else font-based.
+
+    ``pitches`` are the document's ``line_pitches`` when the caller has them."""
     if use_outline and outline:
         matched = _from_outline(pages, outline, body_size)
         if len(matched.levels) * 2 >= len(outline):
-            return _with_unlisted(pages, matched, body_size)
+            if pitches is None:
+                pitches = line_pitches(pages)
+            return _with_unlisted(pages, matched, body_size, pitches)
     return _from_layout(pages, body_size)
 
 
-def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings:
+def _with_unlisted(
+    pages: PageLines, matched: Headings, body: float, pitches: Mapping[float, float]
+) -> Headings:
     """The outline's headings, plus rows set in their style that the outline leaves out.
 
     Outlines often skip the front matter and the smallest headings: GeoTopo's bookmarks
@@ -193,7 +205,6 @@ def _with_unlisted(pages: PageLines, matched: Headings, body: float) -> Headings
     # (doxygen's table of Greek letters), not headings.
     starts = {first: style for first, _count, style in unlisted}
     ends = {_rows(first, count + 1)[-1]: style for first, count, style in unlisted}
-    pitches = line_pitches(pages)
     for first, count, style in unlisted:
         page, region, row = first
         if (
@@ -515,8 +526,7 @@ def _defines(lines: Sequence[Line], row: int, margin: float) -> bool:
         or term.x0 < margin - 0.5 * max(term.size, 1.0)
         or following.mono
         or not _close(term, following)
-        or following.text[:1] in BULLETS
-        or _LIST_NUMBER.match(following.text)
+        or starts_list_item(following.text)
         or following.x0 - term.x0 < _TERM_INDENT * max(term.size, 1.0)
     ):
         return False

@@ -17,13 +17,17 @@ from typing import Final
 from fastrag.ingestion.steps.parsing._pdf_layout import Line, Span
 
 __all__ = [
+    "BULLET",
     "BULLETS",
+    "DASH",
     "LEADER",
+    "LIST_NUMBER",
     "is_leader_row",
     "line_pitches",
     "pitch",
     "region_lines",
     "size_key",
+    "starts_list_item",
 ]
 
 # Dot leaders, ". . . . ." and "....."; the whitespace around one goes with it
@@ -33,6 +37,20 @@ _SPACED_DOTS: Final = re.compile(r"\.?(?:\.\s){4,}\.?")
 _DOTS: Final = re.compile(r"(?:\.\s?){5,}")
 BULLETS: Final = "•◦▪▫●○■□►▸▹‣⁃∙·➢➤✓✔❖◆◇♦"
 """Characters that open a bulleted list item."""
+BULLET: Final = re.compile(rf"[{BULLETS}]\s*")
+DASH: Final = re.compile(r"[-–—*]\s+")
+LIST_NUMBER: Final = re.compile(
+    r"(?:\d{1,3}|[a-z]|[ivx]{1,4})[.)]\s+|\((?:\d{1,3}|[a-z]|[ivx]{1,4})\)\s+|\[\d{1,3}\]\s+",
+    re.I,
+)
+"""A list item's number: "1.", "a)", "(iv)"; "[12]", a numbered reference list's."""
+
+
+def starts_list_item(text: str) -> bool:
+    """Whether ``text`` opens with a list item's bullet, dash or number."""
+    return bool(BULLET.match(text) or DASH.match(text) or LIST_NUMBER.match(text))
+
+
 LEADER: Final = " … "
 """What a dot leader (``Title . . . . . 12`` in a table of contents) is shortened to."""
 _LEADER_ROW: Final = re.compile(r" … [^…]{0,20}$")

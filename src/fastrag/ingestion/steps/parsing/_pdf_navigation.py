@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
+from fastrag.ingestion.steps.parsing._pdf_headings import heading_number
 from fastrag.ingestion.steps.parsing._pdf_layout import Line
 from fastrag.ingestion.steps.parsing._pdf_lines import LEADER
 
@@ -92,8 +93,6 @@ _PAGE_END = re.compile(rf".*[^\W\d_].*\s{_ARABIC}")
 _NUMBERED = re.compile(
     r"(?:(?:chapter|appendix|part|kapitel|anhang)\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s"
 )
-_SUBSECTION = re.compile(r"(?:\d{1,3}|[A-Z])(?:\.\d{1,3})+\.?\s")
-"""A dotted section number ("2.1 ", "A.3.2 "): a chapter's own table of contents lists them."""
 _TITLE_PREFIX = (
     r"(?:(?:appendix|anhang|chapter|kapitel)\s+\S{1,4}\.?\s+"
     r"|(?:\d{1,3}|[A-Z])(?:\.\d{1,3})*\.?\s+)?"
@@ -293,7 +292,7 @@ def _qualifies(
     # A chapter's own contents under its heading (doxygen's manual, LaTeX's minitoc):
     # short, untitled, yet every row a dotted section number, a leader and a page.
     return len(entries) >= 2 and all(
-        kind is Entry.LEADER and _SUBSECTION.match(line.text) is not None
+        kind is Entry.LEADER and len(heading_number(line.text) or ()) > 1
         for line, kind in zip(lines, run, strict=True)
     )
 

@@ -35,11 +35,11 @@ from typing import Any, Final
 from fastrag._optional import require
 from fastrag.exceptions import EncryptedDocumentError, ParsingError
 from fastrag.ingestion.steps.parsing._pdf_extract import (
-    BOLD_NAME,
     CLEAN_TEXT,
     MONO_SHARE,
     SOFT_HYPHENS,
     Extraction,
+    bold_by_name,
     is_mono_font,
     is_neutral_font,
 )
@@ -260,7 +260,9 @@ def _on_row(span: Span, row: int) -> Span:
 
 
 def _bold(span: dict[str, Any]) -> bool:
-    return bool(int(span["flags"]) & _BOLD_FLAG) or bool(BOLD_NAME.search(str(span["font"])))
+    """By name when the name tells (as the pdfium backend reads it), else by flag."""
+    named = bold_by_name(str(span["font"]))
+    return bool(int(span["flags"]) & _BOLD_FLAG) if named is None else named
 
 
 def _mono(span: dict[str, Any]) -> bool:
