@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from types import MappingProxyType
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
@@ -45,7 +45,9 @@ __all__ = [
     "Exclusion",
     "ExclusionColumns",
     "Exclusions",
+    "Lineage",
     "MapSegment",
+    "Nodes",
     "NormalizedDocument",
     "NormalizedNode",
     "SourceSpan",
@@ -671,13 +673,348 @@ class UnitColumns:
         return Units.from_offsets(self.starts, self.ends, self.node_ids, id_prefix=self.id_prefix)
 
 
+def _built_node(
+    node_id: str,
+    kind: str,
+    text: str,
+    spans: tuple[SourceSpan, ...],
+    parent_id: str | None,
+    children: tuple[str, ...],
+    level: int | None,
+    attributes: Mapping[str, Any],
+    serialization: tuple[MapSegment, ...],
+) -> NormalizedNode:
+    """A node from values ``Nodes`` checked when it was built: no check repeated."""
+    node = object.__new__(NormalizedNode)
+    _node_node_id(node, node_id)
+    _node_kind(node, kind)
+    _node_text(node, text)
+    _node_spans(node, spans)
+    _node_parent_id(node, parent_id)
+    _node_children(node, children)
+    _node_level(node, level)
+    _node_attributes(node, attributes)
+    _node_serialization(node, serialization)
+    return node
+
+
+class Nodes(Sequence[NormalizedNode]):
+    """A document's nodes kept as columns; ``NormalizedNode`` values built on access.
+
+    Why: as values, a tree held a node object, a span, a spans tuple, a children tuple,
+    an id string, a copy of its source text and an index entry per node: 3.3x the input
+    of 10 MB of Markdown, more than half the tree, for ~28,000 nodes a 3 MB document
+    has. Here a node costs its offsets, its parent's position and references to shared
+    values (kind, attributes, level); ids are numbered (node ``i`` is
+    ``f"{id_prefix}:{kind}:{i}"``, so distinct and found by position without a table),
+    a leaf's text is its source slice, cut when the node is built, and children are
+    found from the parent column (an adapter lists children in document order).
+
+    ``nodes[i]`` and iteration give ``NormalizedNode`` values, equal (not identical)
+    each time; readers that need one field take ``kind``, ``parent`` or ``position``.
+    Compares equal to any sequence of the same nodes (a tuple included).
+    """
+
+    __slots__ = (
+        "_attributes",
+        "_by_parent",
+        "_children",
+        "_content",
+        "_ends",
+        "_kinds",
+        "_levels",
+        "_parents",
+        "_prefix",
+        "_serialization",
+        "_starts",
+        "_texts",
+    )
+
+    _starts: array[int]
+    _ends: array[int]
+    _parents: array[int]
+    _children: array[int]
+    _by_parent: array[int]
+
+    def __init__(
+        self,
+        content: str,
+        id_prefix: str,
+        kinds: Sequence[str],
+        texts: Sequence[str | None],
+        spans: tuple[Sequence[int], Sequence[int]],
+        parents: Sequence[int],
+        levels: Sequence[int | None],
+        attributes: Sequence[Mapping[str, Any]],
+        serialization: Mapping[int, tuple[MapSegment, ...]] | None = None,
+    ) -> None:
+        """Node ``i`` has kind ``kinds[i]`` and spans ``[starts[i], ends[i])`` (none
+        when both are -1); its text is ``texts[i]``, or its source slice when that is
+        ``None``; its parent is node ``parents[i]`` (-1 for the root, node 0 only), and
+        ``parents[i] < i``. ``attributes`` must be read-only mappings (shared freely).
+
+        The checks ``NormalizedNode`` and ``NormalizedDocument.validate`` make on
+        lineage, ids and spans, made here over whole columns: the adapters build tens
+        of thousands of nodes at once.
+        """
+        starts, ends = spans
+        count = len(kinds)
+        if not isinstance(id_prefix, str) or not id_prefix:
+            raise NormalizationError(f"node id_prefix must be a nonempty str (got {id_prefix!r})")
+        if (
+            not count
+            == len(texts)
+            == len(starts)
+            == len(ends)
+            == len(parents)
+            == len(levels)
+            == len(attributes)
+        ):
+            raise NormalizationError(
+                f"nodes need one text, span, parent, level and attributes per kind (got "
+                f"{count} kinds, {len(texts)} texts, {len(starts)} starts, {len(ends)} "
+                f"ends, {len(parents)} parents, {len(levels)} levels, {len(attributes)} "
+                "attributes)"
+            )
+        self._content = content
+        self._prefix = id_prefix
+        self._kinds = tuple(kinds)
+        self._texts = tuple(texts)
+        self._levels = tuple(levels)
+        self._attributes = tuple(attributes)
+        self._serialization = dict(serialization or {})
+        try:
+            self._starts = array("q", starts)
+            self._ends = array("q", ends)
+            self._parents = array("q", parents)
+        except (TypeError, OverflowError) as error:
+            raise NormalizationError(f"node offsets and parents must be ints ({error})") from None
+        self._check()
+        # Children: node positions ordered by parent (a stable sort keeps document
+        # order), and their parents alongside, searched by bisection.
+        order = sorted(range(1, count), key=self._parents.__getitem__)
+        self._children = array("q", order)
+        self._by_parent = array("q", map(self._parents.__getitem__, order))
+
+    def _check(self) -> None:
+        kinds, starts, ends, parents = self._kinds, self._starts, self._ends, self._parents
+        if not all(type(kind) is str and kind for kind in kinds):
+            bad = next(i for i, kind in enumerate(kinds) if type(kind) is not str or not kind)
+            raise NormalizationError(
+                f"node {bad}: kind must be a nonempty str (got {kinds[bad]!r})"
+            )
+        if parents and parents[0] != -1:
+            raise NormalizationError(
+                f"node {self.node_id(0)!r}: the root (node 0) must have no parent (-1)"
+            )
+        if not all(map(int.__lt__, parents[1:], range(1, len(parents)))) or (
+            len(parents) > 1 and min(parents[1:]) < 0
+        ):
+            bad = next(i for i in range(1, len(parents)) if not 0 <= parents[i] < i)
+            raise NormalizationError(
+                f"node {self.node_id(bad)!r}: its parent must be an earlier node (got "
+                f"position {parents[bad]}); only nodes[0] may be parentless"
+            )
+        for position, (start, end) in enumerate(zip(starts, ends, strict=True)):
+            if not (0 <= start <= end or start == end == -1):
+                raise NormalizationError(
+                    f"node {self.node_id(position)!r}: span must satisfy 0 <= start <= end, "
+                    f"or both -1 for none (got start={start}, end={end})"
+                )
+        if starts and max(ends) > len(self._content):
+            bad = max(range(len(ends)), key=ends.__getitem__)
+            raise NormalizationError(
+                f"node {self.node_id(bad)!r} span ends at {ends[bad]}, past the content "
+                f"length {len(self._content)}"
+            )
+        for position, text in enumerate(self._texts):
+            if text is None and starts[position] < 0:
+                raise NormalizationError(
+                    f"node {self.node_id(position)!r}: a node without a span needs a text"
+                )
+        if not all(isinstance(mapping, MappingProxyType) for mapping in self._attributes):
+            raise NormalizationError(
+                "node attributes must be read-only mappings (MappingProxyType)"
+            )
+        if any(not 0 <= index < len(kinds) for index in self._serialization):
+            raise NormalizationError("node serialization names a node that does not exist")
+
+    def node_id(self, position: int) -> str:
+        """The id of node ``position``, without building the node."""
+        return f"{self._prefix}:{self._kinds[position]}:{position}"
+
+    def position(self, node_id: str) -> int | None:
+        """Where the node with this id is, or ``None`` when there is none."""
+        try:
+            position = int(node_id[node_id.rindex(":") + 1 :])
+        except (AttributeError, TypeError, ValueError):
+            return None  # not a str, no ":" or no number after the last one
+        kinds = self._kinds
+        # int() also reads "+7", " 7" or "0_7": only the id as built names the node.
+        if 0 <= position < len(kinds) and node_id == f"{self._prefix}:{kinds[position]}:{position}":
+            return position
+        return None
+
+    def serialized(self) -> Iterator[str]:
+        """The ids of the nodes with a serialization map."""
+        return map(self.node_id, sorted(self._serialization))
+
+    def kind(self, position: int) -> str:
+        return self._kinds[position]
+
+    def parent(self, position: int) -> int:
+        """The parent's position, -1 for the root."""
+        return self._parents[position]
+
+    def children(self, position: int) -> array[int]:
+        """The children's positions, in document order."""
+        by_parent = self._by_parent
+        low = bisect_left(by_parent, position)
+        high = bisect_left(by_parent, position + 1, low)
+        return self._children[low:high]
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    @overload
+    def __getitem__(self, index: int) -> NormalizedNode: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[NormalizedNode, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> NormalizedNode | tuple[NormalizedNode, ...]:
+        if isinstance(index, slice):
+            return tuple(map(self._node, range(len(self._kinds))[index]))
+        return self._node(range(len(self._kinds))[index])
+
+    def _node(self, position: int) -> NormalizedNode:
+        start, end = self._starts[position], self._ends[position]
+        text = self._texts[position]
+        if text is None:
+            text = self._content[start:end]
+        parent = self._parents[position]
+        return _built_node(
+            self.node_id(position),
+            self._kinds[position],
+            text,
+            (SourceSpan(start, end),) if start >= 0 else (),
+            None if parent < 0 else self.node_id(parent),
+            tuple(map(self.node_id, self.children(position))),
+            self._levels[position],
+            self._attributes[position],
+            self._serialization.get(position, ()),
+        )
+
+    def __iter__(self) -> Iterator[NormalizedNode]:
+        return map(self._node, range(len(self._kinds)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"Nodes({list(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (
+            Nodes,
+            (
+                self._content,
+                self._prefix,
+                self._kinds,
+                self._texts,
+                (self._starts, self._ends),
+                self._parents,
+                self._levels,
+                self._attributes,
+                self._serialization,
+            ),
+        )
+
+
+class _NodePositions(Mapping[str, int]):
+    """``NormalizedDocument.node_index`` of ``Nodes``: positions read off the ids."""
+
+    __slots__ = ("_nodes",)
+
+    def __init__(self, nodes: Nodes) -> None:
+        self._nodes = nodes
+
+    def __getitem__(self, node_id: str) -> int:
+        position = self._nodes.position(node_id)
+        if position is None:
+            raise KeyError(node_id)
+        return position
+
+    def get(self, node_id: str, default: Any = None) -> Any:
+        position = self._nodes.position(node_id)
+        return default if position is None else position
+
+    def __contains__(self, node_id: object) -> bool:
+        return type(node_id) is str and self._nodes.position(node_id) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self._nodes.node_id, range(len(self._nodes)))
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+
+class Lineage(Protocol):
+    """A tree's shape by node position (``NormalizedDocument.lineage``)."""
+
+    def node_id(self, position: int) -> str: ...
+
+    def position(self, node_id: str) -> int | None:
+        """Where the node with this id is; ``None`` when there is none."""
+
+    def kind(self, position: int) -> str: ...
+
+    def parent(self, position: int) -> int:
+        """The parent's position; -1 for the root."""
+
+    def children(self, position: int) -> Sequence[int]:
+        """The children's positions, in order."""
+
+
+class _NodeTable:
+    """``Lineage`` of a tuple of nodes: their fields, ids found by the id table."""
+
+    __slots__ = ("_index", "_nodes")
+
+    def __init__(self, nodes: Sequence[NormalizedNode], index: Mapping[str, int]) -> None:
+        self._nodes = nodes
+        self._index = index
+
+    def node_id(self, position: int) -> str:
+        return self._nodes[position].node_id
+
+    def position(self, node_id: str) -> int | None:
+        return self._index.get(node_id)
+
+    def kind(self, position: int) -> str:
+        return self._nodes[position].kind
+
+    def parent(self, position: int) -> int:
+        parent_id = self._nodes[position].parent_id
+        return -1 if parent_id is None else self._index[parent_id]
+
+    def children(self, position: int) -> list[int]:
+        return list(map(self._index.__getitem__, self._nodes[position].children))
+
+
 @dataclass(frozen=True, slots=True)
 class NormalizedDocument:
     """A parsed document read into a tree plus a coverage partition of its content."""
 
     document: Document
     format: str
-    nodes: tuple[NormalizedNode, ...]
+    nodes: Sequence[NormalizedNode]
+    """A ``Nodes`` (columns) is kept as it is; any other sequence as a tuple."""
     units: Sequence[CoverageUnit]
     """Kept as ``Units`` (offset and owner columns), whatever sequence was passed."""
     exclusions: Sequence[Exclusion] = ()
@@ -685,19 +1022,34 @@ class NormalizedDocument:
     diagnostics: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=lambda: _NO_ATTRIBUTES)
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
+    _lineage: Lineage = field(init=False, repr=False, compare=False)
     _validated: bool = field(init=False, repr=False, compare=False, default=False)
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "diagnostics"):
-            value = getattr(self, name)
-            if not isinstance(value, tuple):
-                object.__setattr__(self, name, tuple(value))
+        diagnostics: Iterable[str] = self.diagnostics  # a caller may pass any iterable
+        if not isinstance(diagnostics, tuple):
+            object.__setattr__(self, "diagnostics", tuple(diagnostics))
+        nodes = self.nodes
+        if isinstance(nodes, Nodes):
+            if nodes._content is not self.document.content and (
+                nodes._content != self.document.content
+            ):
+                raise NormalizationError(
+                    f"document {self.document.id!r}: its Nodes were built over another content"
+                )
+        elif not isinstance(nodes, tuple):
+            object.__setattr__(self, "nodes", tuple(nodes))
         object.__setattr__(self, "units", Units.of(self.units))
         object.__setattr__(self, "exclusions", Exclusions.of(self.exclusions))
         if not isinstance(self.metadata, MappingProxyType):
             object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
-        index = {node.node_id: position for position, node in enumerate(self.nodes)}
-        object.__setattr__(self, "_index", MappingProxyType(index))
+        if isinstance(nodes, Nodes):
+            object.__setattr__(self, "_index", _NodePositions(nodes))
+            object.__setattr__(self, "_lineage", nodes)
+        else:
+            index = {node.node_id: position for position, node in enumerate(self.nodes)}
+            object.__setattr__(self, "_index", MappingProxyType(index))
+            object.__setattr__(self, "_lineage", _NodeTable(self.nodes, index))
 
     @property
     def content(self) -> str:
@@ -723,6 +1075,34 @@ class NormalizedDocument:
 
     def __contains__(self, node_id: object) -> bool:
         return node_id in self._index
+
+    @property
+    def lineage(self) -> Lineage:
+        """Kinds, parents and children by position, without building nodes: with
+        ``Nodes`` a node is built on each access, children ids and all (a section of
+        1,000 paragraphs builds 1,000 ids), so readers walking the tree take this."""
+        return self._lineage
+
+    def kind_of(self, node_id: str) -> str:
+        """``node(node_id).kind``."""
+        return self._lineage.kind(self._position(node_id))
+
+    def parent_of(self, node_id: str) -> str | None:
+        """``node(node_id).parent_id``."""
+        lineage = self._lineage
+        parent = lineage.parent(self._position(node_id))
+        return None if parent < 0 else lineage.node_id(parent)
+
+    def child_ids(self, node_id: str) -> tuple[str, ...]:
+        """``node(node_id).children``."""
+        lineage = self._lineage
+        return tuple(map(lineage.node_id, lineage.children(self._position(node_id))))
+
+    def _position(self, node_id: str) -> int:
+        position = self._lineage.position(node_id)
+        if position is None:
+            raise KeyError(f"no node {node_id!r} in document {self.document.id!r}")
+        return position
 
     def children(self, node: NormalizedNode) -> tuple[NormalizedNode, ...]:
         return tuple(self.node(child) for child in node.children)
@@ -758,19 +1138,22 @@ class NormalizedDocument:
             return self
         content_length = len(self.document.content)
         where = f"normalized document {self.document.id!r} ({self.format})"
-        if len(self._index) != len(self.nodes):
+        if isinstance(self.nodes, Nodes):
+            pass  # lineage, spans and distinct ids were checked when they were built
+        elif len(self._index) != len(self.nodes):
             seen: set[str] = set()
             for node in self.nodes:
                 if node.node_id in seen:
                     raise NormalizationError(f"{where}: duplicate node id {node.node_id!r}")
                 seen.add(node.node_id)
-        _check_lineage(self.nodes, self._index, where)
-        for node in self.nodes:
-            if node.spans and node.spans[-1].end > content_length:
-                raise NormalizationError(
-                    f"{where}: node {node.node_id!r} span ends at {node.spans[-1].end}, "
-                    f"past the content length {content_length}"
-                )
+        if not isinstance(self.nodes, Nodes):
+            _check_lineage(self.nodes, self._index, where)
+            for node in self.nodes:
+                if node.spans and node.spans[-1].end > content_length:
+                    raise NormalizationError(
+                        f"{where}: node {node.node_id!r} span ends at {node.spans[-1].end}, "
+                        f"past the content length {content_length}"
+                    )
         _check_partition(
             Units.of(self.units), Exclusions.of(self.exclusions), self._index, content_length, where
         )

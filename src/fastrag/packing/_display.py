@@ -83,11 +83,15 @@ def block_display(
     serialized: frozenset[str],
     units: Sequence[Unit],
     kind: str,
+    *,
+    shared_texts: bool = True,
 ) -> Display:
     """Display text, runs and unit slots of one block's units (in source order).
 
     ``serialized`` holds the ids of the nodes that carry a serialization map; when no
     unit of the block is owned by one, the block is shown as its source, in one pass.
+    ``shared_texts``: a node's text may be the very string to show, kept by the tree
+    (not so for ``Nodes``, which cut a leaf's text anew on each access).
     """
     first = units[0]
     joiner = "\n" if kind in _TIGHT_KINDS else "\n\n"
@@ -97,7 +101,7 @@ def block_display(
             length = end - start
             # A leaf node's text is usually this very slice: share it, don't copy it
             # (memory: block texts are the layout's largest part on Markdown).
-            own = node_of(owner).text
+            own = node_of(owner).text if shared_texts else ""
             if len(own) != length or not content.startswith(own, start):
                 own = content[start:end]
             return (

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, NamedTuple
 
-from fastrag.normalization.model import NormalizedDocument, NormalizedNode, Units
+from fastrag.normalization.model import Nodes, NormalizedDocument, Units
 from fastrag.packing._display import RETAINED, Run, RunKind, Unit, block_display
 from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
@@ -127,16 +127,20 @@ class Layout:
 
 
 class _Builder:
-    """Memoized lookups from nodes to their block node and section index."""
+    """Memoized lookups from nodes to their block node and section index.
+
+    Walks go by position through ``NormalizedDocument.lineage``: no node is built for
+    a kind or a parent (a columnar tree builds a node, children ids and all, on each
+    access).
+    """
 
     def __init__(self, normalized: NormalizedDocument) -> None:
         self.normalized = normalized
+        self.lineage = normalized.lineage
         self.block_of: dict[str, str] = {}
-        self.section_of: dict[str, int] = {}
-        root = normalized.nodes[0] if normalized.nodes else None
+        self.section_at: dict[int, int] = {0: 0} if normalized.nodes else {}
+        """Section index of each node position met (the root's is 0)."""
         self.sections: list[Section] = [Section(None, 0, (0,), None, (), ())]
-        if root is not None:
-            self.section_of[root.node_id] = 0
 
     def forget(self) -> None:
         """A window closed: its units' owners are not looked up again (one per unit of
@@ -148,51 +152,62 @@ class _Builder:
         found = self.block_of.get(owner_id)
         if found is not None:
             return found
-        nodes, index = self.normalized.nodes, self.normalized.node_index
-        node = nodes[index[owner_id]]
-        while node.kind not in CONTAINERS and node.parent_id is not None:
-            parent = nodes[index[node.parent_id]]
-            if parent.kind in CONTAINERS:
+        lineage = self.lineage
+        kind, parent_of = lineage.kind, lineage.parent
+        position = self._position(owner_id)
+        start = position
+        while kind(position) not in CONTAINERS:
+            parent = parent_of(position)
+            if parent < 0 or kind(parent) in CONTAINERS:
                 break
-            node = parent
-        self.block_of[owner_id] = node.node_id
-        return node.node_id
+            position = parent
+        block_id = owner_id if position == start else lineage.node_id(position)
+        self.block_of[owner_id] = block_id
+        return block_id
+
+    def _position(self, node_id: str) -> int:
+        position = self.lineage.position(node_id)
+        if position is None:
+            raise KeyError(f"no node {node_id!r} in document {self.normalized.document.id!r}")
+        return position
 
     def section(self, node_id: str) -> int:
         """Index of the nearest section enclosing ``node_id`` (itself if a section)."""
-        found = self.section_of.get(node_id)
+        return self._section(self._position(node_id))
+
+    def _section(self, position: int) -> int:
+        found = self.section_at.get(position)
         if found is not None:
             return found
-        node = self.normalized.node(node_id)
-        if node.kind == "section":
-            parent = 0 if node.parent_id is None else self.section(node.parent_id)
-            index = self._add_section(node, parent)
-        else:
-            index = 0 if node.parent_id is None else self.section(node.parent_id)
-        self.section_of[node_id] = index
+        lineage = self.lineage
+        parent_position = lineage.parent(position)
+        parent = 0 if parent_position < 0 else self._section(parent_position)
+        index = (
+            self._add_section(position, parent) if lineage.kind(position) == "section" else parent
+        )
+        self.section_at[position] = index
         return index
 
-    def _add_section(self, node: NormalizedNode, parent: int) -> int:
+    def _add_section(self, position: int, parent: int) -> int:
+        lineage = self.lineage
         outer = self.sections[parent]
+        kind = lineage.kind
         heading = next(
-            (
-                child
-                for child in map(self.normalized.node, node.children)
-                if child.kind == "heading"
-            ),
-            None,
+            (child for child in lineage.children(position) if kind(child) == "heading"), -1
         )
+        heading_id: str | None = None
         heading_ids, titles = outer.heading_ids, outer.titles
-        if heading is not None:
-            heading_ids = (*heading_ids, heading.node_id)
-            titles = (*titles, path_title(heading.text))
+        if heading >= 0:
+            heading_id = lineage.node_id(heading)
+            heading_ids = (*heading_ids, heading_id)
+            titles = (*titles, path_title(self.normalized.nodes[heading].text))
         index = len(self.sections)
         self.sections.append(
             Section(
-                node.node_id,
+                lineage.node_id(position),
                 outer.depth + 1,
                 (*outer.chain, index),
-                None if heading is None else heading.node_id,
+                heading_id,
                 heading_ids,
                 titles,
             )
@@ -305,7 +320,13 @@ class _Assembler:
         self.refinements = refinements
         self.builder = builder = _Builder(normalized)
         self.sections = builder.sections
-        self.serialized = frozenset(node.node_id for node in normalized.nodes if node.serialization)
+        nodes = normalized.nodes
+        self.shared_texts = not isinstance(nodes, Nodes)
+        self.serialized = frozenset(
+            nodes.serialized()
+            if isinstance(nodes, Nodes)  # no node built
+            else (node.node_id for node in nodes if node.serialization)
+        )
         self.behaviours: dict[str, Behaviour] = {}
         self.previous_end = -1
 
@@ -333,8 +354,10 @@ class _Assembler:
         normalized, config = self.normalized, self.config
         content = normalized.content
         node = normalized.node
-        kind = node(block_id).kind
-        text, runs, slots = block_display(content, node, self.serialized, units, kind)
+        kind = normalized.kind_of(block_id)
+        text, runs, slots = block_display(
+            content, node, self.serialized, units, kind, shared_texts=self.shared_texts
+        )
         start, end = units[0][0], units[-1][1]
         gap, verbatim = "", True
         if self.previous_end >= 0:

@@ -136,9 +136,8 @@ from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
     Exclusions,
     MapSegment,
+    Nodes,
     NormalizedDocument,
-    NormalizedNode,
-    SourceSpan,
     Units,
 )
 
@@ -146,7 +145,7 @@ __all__ = ["MarkdownNormalizer"]
 
 _NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
 # Field readers for map(): draft nodes' offsets, then diagnostics' (template, offset).
-_start, _end = attrgetter("start"), attrgetter("end")
+_start, _end, _parent = attrgetter("start"), attrgetter("end"), attrgetter("parent")
 _second = itemgetter(1)
 # Draft attributes collected as lists while walking; frozen to tuples on assembly.
 _LIST_ATTRIBUTES = ("links", "images", "footnotes")
@@ -494,7 +493,6 @@ def _assemble(
     )
 
     prefix = document.id
-    count = len(draft_nodes)
     children = draft.children
     root_children = children.get(0, [])
     level_one = [
@@ -507,6 +505,8 @@ def _assemble(
     # module docs): two nodes before the draft's, so the draft's ids move up by two.
     titled = front.title if front is not None and not level_one else None
     shift = 2 if titled else 0
+    # Node ``index`` of the draft is node ``index + shift`` of the tree (the root stays
+    # 0); ids are numbered by position (``Nodes``).
     ids = [
         f"{prefix}:{node.kind}:{index + shift if index else 0}"
         for index, node in enumerate(draft_nodes)
@@ -519,110 +519,78 @@ def _assemble(
                 found = attributes.get(key)
                 if type(found) is list:
                     attributes[key] = tuple(found)
-    # Hot loop (one pass per node): constructors and lookups bound to locals.
-    new_span, new_node = SourceSpan, NormalizedNode
     no_attributes, read_only = _NO_ATTRIBUTES, MappingProxyType
-    top_ids = tuple(map(id_of, root_children))
-    parent_ids = ids
-    lead: list[NormalizedNode] = []
+    kinds: list[str] = ["document"]
+    texts: list[str | None] = [root_title]
+    starts: list[int] = [0 if content else -1]
+    ends: list[int] = [len(content) if content else -1]
+    parents: list[int] = [-1]
+    levels: list[int | None] = [None]
+    mappings_of: list[Mapping[str, Any]] = [no_attributes]
+    top = 0  # the position of the draft's top-level nodes' parent
     if titled:
         title_start, title_end = titled
-        root_title = content[title_start:title_end]
-        section_id, heading_id = f"{prefix}:section:1", f"{prefix}:heading:2"
-        lead = [
-            new_node(
-                section_id,
-                "section",
-                root_title,
-                (new_span(title_start, len(content)),),
-                ids[0],
-                (heading_id, *top_ids),
-                1,
-            ),
-            new_node(
-                heading_id,
-                "heading",
-                root_title,
-                (new_span(title_start, title_end),),
-                section_id,
-                (),
-                1,
-            ),
-        ]
-        top_ids = (section_id,)
-        parent_ids = [section_id, *ids[1:]]  # the draft's top-level nodes: the section's
-    nodes = [
-        new_node(
-            ids[0],
-            "document",
-            root_title,
-            (new_span(0, len(content)),) if content else (),
-            None,
-            top_ids,
-        ),
-        *lead,
-    ]
-    append = nodes.append
-    take_children = children.pop
-    node_spans = list(map(new_span, node_starts, node_ends))  # [0], the root's, unused
-    del node_starts, node_ends
-    # Peak memory: each draft node (and its attribute dict, unless a node shares it) is
-    # freed as soon as its node is built, so the draft and the tree are never both whole.
-    draft_nodes.reverse()
-    pop_draft = draft_nodes.pop
-    pop_draft()  # the root, built above
+        root_title = texts[0] = content[title_start:title_end]
+        kinds += ("section", "heading")
+        texts += (root_title, root_title)
+        starts += (title_start, title_start)
+        ends += (len(content), title_end)
+        parents += (0, 1)
+        levels += (1, 1)
+        mappings_of += (no_attributes, no_attributes)
+        top = 1  # the draft's top-level nodes: the section's
     # Equal attributes share one read-only mapping: most are a list item's label and
     # depth, a list's kind or a fence's language, repeated thousands of times (a dict
     # and its proxy each: about 0.4x the input on the Node.js docs). Values are
     # immutable, so sharing is invisible. A leaf's links are its own: not looked up.
     mappings: dict[tuple[tuple[str, Any], ...], MappingProxyType[str, Any]] = {}
-    for index in range(1, count):
-        node = pop_draft()
-        span = node_spans[index]
+    add_kind, add_text, add_level, add_mapping = (
+        kinds.append,
+        texts.append,
+        levels.append,
+        mappings_of.append,
+    )
+    for node in draft_nodes[1:]:
+        add_kind(node.kind)
         title = node.title
-        if node.leaf:
-            text = content[span.start : span.end] if title is None else title
-        else:
-            text = "" if title is None else title
+        add_text(title if title is not None else None if node.leaf else "")
+        add_level(node.level)
         attributes = node.attributes
         if attributes is None:
-            mapping = no_attributes
+            add_mapping(no_attributes)
         elif _OWN_ATTRIBUTES.isdisjoint(attributes):
             items = tuple(attributes.items())
-            mapping = mappings.get(items) or mappings.setdefault(items, read_only(attributes))
+            add_mapping(mappings.get(items) or mappings.setdefault(items, read_only(attributes)))
         else:  # links, images, footnotes: a leaf's own, rarely repeated
-            mapping = read_only(attributes)
-        kids = take_children(index, None)
-        append(
-            new_node(
-                ids[index],
-                node.kind,
-                text,
-                (span,),
-                parent_ids[node.parent],
-                tuple(map(id_of, kids)) if kids is not None else (),
-                node.level,
-                mapping,
-            )
-        )
+            add_mapping(read_only(attributes))
+    parents.extend(parent + shift if parent else top for parent in map(_parent, draft_nodes[1:]))
+    starts.extend(node_starts[1:])
+    ends.extend(node_ends[1:])
+    del node_starts, node_ends
+    serialization: dict[int, tuple[MapSegment, ...]] = {}
     for index, (text, runs) in shown.items():  # HTML blocks show their readable text
-        built = nodes[index + shift]
-        nodes[index + shift] = new_node(
-            built.node_id,
-            built.kind,
-            text,
-            built.spans,
-            built.parent_id,
-            built.children,
-            built.level,
-            built.attributes,
-            tuple(MapSegment(*run) for run in runs),
-        )
+        texts[index + shift] = text
+        serialization[index + shift] = tuple(MapSegment(*run) for run in runs)
+    nodes = Nodes(
+        content,
+        prefix,
+        kinds,
+        texts,
+        (starts, ends),
+        parents,
+        levels,
+        mappings_of,
+        serialization,
+    )
+    # Drafts are garbage now (ids of the units' owners live on in ``owner_ids``).
+    del kinds, texts, starts, ends, parents, levels, mappings_of
+    draft_nodes.clear()
     owner_ids = list(map(id_of, owners))
+    del ids, id_of  # only the owners' ids are kept (by ``Units``)
     if titled:  # the title's value is the heading's unit; the rest stays front matter
         unit_starts.insert(0, titled[0])
         unit_ends.insert(0, titled[1])
-        owner_ids.insert(0, nodes[2].node_id)
+        owner_ids.insert(0, nodes.node_id(2))
         exclusion_starts[:0] = (0, titled[1])
         exclusion_ends[:0] = (titled[0], base)
         reasons[:0] = ("front_matter", "front_matter")
@@ -639,7 +607,7 @@ def _assemble(
     result = NormalizedDocument(
         document,
         "markdown",
-        tuple(nodes),
+        nodes,
         units,
         exclusions,
         tuple(diagnostics),
@@ -647,7 +615,7 @@ def _assemble(
     )
     # The work lists are garbage now: drop them before validate() builds its own sets,
     # or both count toward the peak (together about the input's size).
-    del nodes, append, units, exclusions, node_spans
+    del nodes, units, exclusions
     del unit_starts, unit_ends, exclusion_starts, exclusion_ends
     del owners, reasons, mappings
     children.clear()

@@ -236,21 +236,26 @@ class CutSite:
         return offset in cuts
 
     def _lead_in_cuts(self) -> frozenset[int]:
-        slots, node = self.block.slots, self.normalized.node
+        slots, normalized = self.block.slots, self.normalized
+        position, lineage = normalized.node_index.__getitem__, normalized.lineage
+        kind, parent = lineage.kind, lineage.parent
         found: set[int] = set()
         for index in range(1, len(slots)):
             before, after = slots[index - 1][2], slots[index][2]
             if before == after:
                 continue
-            lead = node(before)
-            if lead.kind not in LEAD_IN_KINDS:
+            lead = position(before)
+            if kind(lead) not in LEAD_IN_KINDS:
                 continue
             # What follows, as a sibling of the lead-in: the code block itself, the list
             # whose first item's text comes next. None when the lead-in ends its container.
-            sibling = node(after)
-            while sibling.parent_id is not None and sibling.parent_id != lead.parent_id:
-                sibling = node(sibling.parent_id)
-            if sibling.parent_id == lead.parent_id and introduces(lead.text, sibling.kind):
+            lead_parent = parent(lead)
+            sibling = position(after)
+            while parent(sibling) >= 0 and parent(sibling) != lead_parent:
+                sibling = parent(sibling)
+            if parent(sibling) == lead_parent and introduces(
+                normalized.nodes[lead].text, kind(sibling)
+            ):
                 found.add(slots[index - 1][1])
         return frozenset(found)
 
@@ -263,15 +268,16 @@ class CutSite:
         argument:`` and then a lone ``*``), or alone in one; the marker belongs with
         what it opens.
         """
-        slots, node = self.block.slots, self.normalized.node
-        container_id = slots[index - 1][2]
-        if not node(container_id).children:
+        slots, normalized = self.block.slots, self.normalized
+        position, lineage = normalized.node_index.__getitem__, normalized.lineage
+        container = position(slots[index - 1][2])
+        if not lineage.children(container):
             return False
-        current = node(slots[index][2])
-        while current.parent_id is not None:
-            if current.parent_id == container_id:
+        current = lineage.parent(position(slots[index][2]))
+        while current >= 0:
+            if current == container:
                 return True
-            current = node(current.parent_id)
+            current = lineage.parent(current)
         return False
 
 

@@ -10,7 +10,6 @@ Inside an item the text is prose (sentences, lines, words, characters).
 
 from __future__ import annotations
 
-from fastrag.normalization.model import NormalizedNode
 from fastrag.packing.blocks import Strength, item_strength
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.split._site import ContextRange, CutSite, inside_unit_levels, ranges_of
@@ -50,16 +49,19 @@ class ListSplitter:
     def _chain(self, owner_id: str) -> tuple[str, ...]:
         """The list items enclosing a unit owner inside this block, outermost first."""
         normalized = self.site.normalized
-        items: list[str] = []
-        node: NormalizedNode = normalized.node(owner_id)
-        while node.node_id != self.site.block.node_id:
-            if node.kind == "list_item":
-                items.append(node.node_id)
-            if node.parent_id is None:
+        lineage = normalized.lineage
+        kind, parent = lineage.kind, lineage.parent
+        block = lineage.position(self.site.block.node_id)
+        items: list[int] = []
+        position = normalized.node_index[owner_id]
+        while position != block:
+            if kind(position) == "list_item":
+                items.append(position)
+            position = parent(position)
+            if position < 0:
                 break
-            node = normalized.node(node.parent_id)
         items.reverse()
-        return tuple(items)
+        return tuple(map(lineage.node_id, items))
 
     @property
     def mandatory_context(self) -> bool:

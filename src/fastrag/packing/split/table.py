@@ -91,12 +91,15 @@ class TableSplitter:
 
     def _row(self, owner_id: str) -> str:
         normalized = self.site.normalized
-        node = normalized.node(owner_id)
-        while node.kind != "table_row" and node.node_id != self.site.block.node_id:
-            if node.parent_id is None:
+        lineage = normalized.lineage
+        block = lineage.position(self.site.block.node_id)
+        position = start = normalized.node_index[owner_id]
+        while lineage.kind(position) != "table_row" and position != block:
+            parent = lineage.parent(position)
+            if parent < 0:
                 break
-            node = normalized.node(node.parent_id)
-        return node.node_id
+            position = parent
+        return owner_id if position == start else lineage.node_id(position)
 
     def _is_header(self, row_id: str) -> bool:
         node = self.site.normalized.node(row_id)

@@ -1,0 +1,215 @@
+"""``Nodes``: a tree's nodes as columns, equal to the node values they stand for.
+
+The Markdown adapter builds its trees as ``Nodes``; everything that reads a tree — the
+packer, the validators, ``SectionIndex`` — must see the same nodes as from a tuple.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastrag.exceptions import NormalizationError
+from fastrag.models import Document
+from fastrag.normalization import (
+    MapSegment,
+    Nodes,
+    NormalizedDocument,
+    NormalizedNode,
+    SourceSpan,
+)
+from fastrag.normalization.formats.markdown import MarkdownNormalizer
+
+CONTENT = "# Title\n\nFirst paragraph.\n\n- one\n- two\n\n## Sub\n\nLast.\n"
+NONE: MappingProxyType[str, object] = MappingProxyType({})
+
+
+def _markdown(content: str = CONTENT, doc_id: str = "doc") -> NormalizedDocument:
+    document = Document(doc_id, "src", content, {"content_format": "markdown"})
+    return MarkdownNormalizer().normalize(document)
+
+
+def _as_tuple(tree: NormalizedDocument) -> NormalizedDocument:
+    """The same tree with its nodes as a tuple of values."""
+    return NormalizedDocument(
+        tree.document, tree.format, tuple(tree.nodes), tree.units, tree.exclusions
+    )
+
+
+def _small(**changes: object) -> Nodes:
+    columns: dict[str, object] = {
+        "content": "Hello world",
+        "id_prefix": "d",
+        "kinds": ("document", "paragraph"),
+        "texts": ("", None),
+        "spans": ((0, 0), (11, 11)),  # (starts, ends)
+        "parents": (-1, 0),
+        "levels": (None, None),
+        "attributes": (NONE, NONE),
+    }
+    columns.update(changes)
+    return Nodes(**columns)  # type: ignore[arg-type]
+
+
+def test_markdown_trees_are_columns_equal_to_their_node_values() -> None:
+    tree = _markdown()
+    assert isinstance(tree.nodes, Nodes)
+    nodes = tuple(tree.nodes)
+    assert tree.nodes == nodes and nodes == tree.nodes
+    assert tree.nodes[1:3] == nodes[1:3] and tree.nodes[-1] == nodes[-1]
+    assert [node.node_id for node in nodes] == [
+        f"doc:{node.kind}:{position}" for position, node in enumerate(nodes)
+    ]
+    # A leaf's text is its source slice; a container's is empty, a section's its title.
+    paragraph = next(node for node in nodes if node.kind == "paragraph")
+    assert paragraph.text == "First paragraph."
+    assert tree.node(paragraph.node_id) == paragraph
+    assert _as_tuple(tree) == tree
+
+
+def test_node_index_reads_positions_off_the_ids() -> None:
+    tree = _markdown()
+    index = tree.node_index
+    assert len(index) == len(tree.nodes)
+    assert list(index) == [node.node_id for node in tree.nodes]
+    assert all(index[node.node_id] == position for position, node in enumerate(tree.nodes))
+    section = tree.nodes[1].node_id  # "doc:section:1"
+    for missing in (
+        "doc:section:+1",
+        "doc:section:01",
+        "doc:heading:1",
+        "other:section:1",
+        "doc:section:1:",
+        "doc:section:99",
+        "doc:section:-1",
+        "doc",
+        "",
+        "doc:section: 1",
+    ):
+        assert missing not in index and missing not in tree
+        assert index.get(missing) is None
+        with pytest.raises(KeyError):
+            index[missing]
+        with pytest.raises(KeyError, match="no node"):
+            tree.node(missing)
+    assert section in index and section in tree
+    assert 1 not in index  # type: ignore[comparison-overlap]
+
+
+def test_lineage_of_columns_and_of_node_values_agree() -> None:
+    content = (
+        "---\ntitle: Front\n---\n"
+        + CONTENT
+        + "\n> quote\n>\n> - a\n>   - b\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
+    tree = _markdown(content)
+    values = _as_tuple(tree)
+    assert isinstance(tree.nodes, Nodes) and isinstance(values.nodes, tuple)
+    for position, node in enumerate(values.nodes):
+        for lineage in (tree.lineage, values.lineage):
+            assert lineage.node_id(position) == node.node_id
+            assert lineage.position(node.node_id) == position
+            assert lineage.kind(position) == node.kind
+            parent = lineage.parent(position)
+            assert (None if parent < 0 else lineage.node_id(parent)) == node.parent_id
+            assert tuple(map(lineage.node_id, lineage.children(position))) == node.children
+        for both in (tree, values):
+            assert both.kind_of(node.node_id) == node.kind
+            assert both.parent_of(node.node_id) == node.parent_id
+            assert both.child_ids(node.node_id) == node.children
+    assert tree.lineage.position("doc:nothing:0") is None
+    assert values.lineage.position("doc:nothing:0") is None
+
+
+def test_validate_and_the_partition_accept_column_trees() -> None:
+    tree = _markdown()
+    assert tree.validate() is tree
+    assert _as_tuple(tree).validate().nodes == tree.nodes
+
+
+def test_a_node_without_span_and_a_serialization_map() -> None:
+    segment = MapSegment(0, 5, 0, 5)
+    nodes = _small(
+        spans=((-1, 0), (-1, 5)),
+        texts=("", None),
+        serialization={1: (segment,)},
+    )
+    root, paragraph = nodes
+    assert root.spans == () and root.start == root.end == 0
+    assert paragraph == NormalizedNode(
+        "d:paragraph:1",
+        "paragraph",
+        "Hello",
+        (SourceSpan(0, 5),),
+        "d:document:0",
+        serialization=(segment,),
+    )
+    assert root.children == ("d:paragraph:1",)
+    assert list(nodes.serialized()) == ["d:paragraph:1"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"kinds": ("document",)}, "one text, span, parent"),
+        ({"kinds": ("document", "")}, "kind must be a nonempty str"),
+        ({"parents": (0, 0)}, "root .* must have no parent"),
+        ({"parents": (-1, 1)}, "parent must be an earlier node"),
+        ({"parents": (-1, -1)}, "parent must be an earlier node"),
+        ({"spans": ((0, 5), (11, 4))}, "0 <= start <= end"),
+        ({"spans": ((0, -1), (0, 5))}, "0 <= start <= end, or both -1"),
+        ({"spans": ((0, 0), (0, 12))}, "past the content length 11"),
+        ({"spans": ((-1, 0), (-1, 5)), "texts": (None, None)}, "without a span needs a text"),
+        ({"attributes": (NONE, {"a": 1})}, "read-only mappings"),
+        ({"serialization": {2: ()}}, "does not exist"),
+        ({"id_prefix": ""}, "id_prefix must be a nonempty str"),
+        ({"parents": (-1, "0")}, "must be ints"),
+    ],
+)
+def test_bad_columns_are_refused_naming_the_fault(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(NormalizationError, match=message):
+        _small(**changes)
+
+
+def test_columns_belong_to_their_document() -> None:
+    nodes = _small()
+    document = Document("d", "src", "Hello there", {"content_format": "text"})
+    with pytest.raises(NormalizationError, match="built over another content"):
+        NormalizedDocument(document, "text", nodes, ())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "# A",
+                "## B",
+                "### C",
+                "text",
+                "- item",
+                "  - nested",
+                "1. one",
+                "> quote",
+                "```\ncode\n```",
+                "| a |\n|---|\n| 1 |",
+                "",
+                "***",
+                "<div>x</div>",
+                "Term\n: def",
+            ]
+        ),
+        max_size=14,
+    )
+)
+def test_generated_markdown_nodes_equal_their_values(lines: list[str]) -> None:
+    tree = _markdown("\n".join(lines))
+    values = _as_tuple(tree)
+    assert tree.nodes == values.nodes
+    for position, node in enumerate(values.nodes):
+        assert tree.lineage.parent(position) == values.lineage.parent(position)
+        assert list(tree.lineage.children(position)) == values.lineage.children(position)
+        assert tree.node_index[node.node_id] == position
