@@ -22,12 +22,12 @@ block's text and its neighbour, which the per-kind table cannot make.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, NamedTuple
 
-from fastrag.normalization.model import Nodes, NormalizedDocument, Units
+from fastrag.normalization.model import NodeIds, Nodes, NormalizedDocument, Units
 from fastrag.packing._display import RETAINED, Run, RunKind, Unit, block_display
 from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
@@ -136,8 +136,13 @@ class _Builder:
 
     def __init__(self, normalized: NormalizedDocument) -> None:
         self.normalized = normalized
-        self.lineage = normalized.lineage
-        self.block_of: dict[str, str] = {}
+        self.lineage = lineage = normalized.lineage
+        self.kinds, self.parents = lineage.kinds, lineage.parents
+        self.owners: dict[int, tuple[int, str]] = {}
+        """Block node position and id of each unit owner position met in this window."""
+        self.ids: dict[int, str] = {}
+        """Id of each owner and block position met in this window: one string per node,
+        shared by its units (``Nodes`` builds an id on each request)."""
         self.section_at: dict[int, int] = {0: 0} if normalized.nodes else {}
         """Section index of each node position met (the root's is 0)."""
         self.sections: list[Section] = [Section(None, 0, (0,), None, (), ())]
@@ -145,25 +150,38 @@ class _Builder:
     def forget(self) -> None:
         """A window closed: its units' owners are not looked up again (one per unit of
         the document otherwise). Section indices stay: they are the document's."""
-        self.block_of.clear()
+        self.owners.clear()
+        self.ids.clear()
 
-    def block_node(self, owner_id: str) -> str:
-        """The ancestor-or-self of ``owner_id`` directly under a container."""
-        found = self.block_of.get(owner_id)
+    def owner_positions(self, units: Units) -> Iterable[int]:
+        """The position of each unit's owner: read off ``NodeIds`` of this very tree,
+        else looked up by id."""
+        owners = units.node_ids
+        if isinstance(owners, NodeIds) and owners.nodes is self.lineage:
+            return owners.positions
+        return map(self._position, owners)
+
+    def node_id(self, position: int) -> str:
+        found = self.ids.get(position)
+        if found is None:
+            found = self.ids[position] = self.lineage.node_id(position)
+        return found
+
+    def owner(self, owner: int) -> tuple[int, str]:
+        """The position of the ancestor-or-self of node ``owner`` directly under a
+        container (its block node), and the owner's id."""
+        found = self.owners.get(owner)
         if found is not None:
             return found
-        lineage = self.lineage
-        kind, parent_of = lineage.kind, lineage.parent
-        position = self._position(owner_id)
-        start = position
-        while kind(position) not in CONTAINERS:
-            parent = parent_of(position)
-            if parent < 0 or kind(parent) in CONTAINERS:
+        kinds, parents = self.kinds, self.parents
+        position = owner
+        while kinds[position] not in CONTAINERS:
+            parent = parents[position]
+            if parent < 0 or kinds[parent] in CONTAINERS:
                 break
             position = parent
-        block_id = owner_id if position == start else lineage.node_id(position)
-        self.block_of[owner_id] = block_id
-        return block_id
+        found = self.owners[owner] = (position, self.node_id(owner))
+        return found
 
     def _position(self, node_id: str) -> int:
         position = self.lineage.position(node_id)
@@ -171,36 +189,31 @@ class _Builder:
             raise KeyError(f"no node {node_id!r} in document {self.normalized.document.id!r}")
         return position
 
-    def section(self, node_id: str) -> int:
-        """Index of the nearest section enclosing ``node_id`` (itself if a section)."""
-        return self._section(self._position(node_id))
-
-    def _section(self, position: int) -> int:
+    def section_of(self, position: int) -> int:
+        """Index of the nearest section enclosing node ``position`` (itself if a
+        section)."""
         found = self.section_at.get(position)
         if found is not None:
             return found
-        lineage = self.lineage
-        parent_position = lineage.parent(position)
-        parent = 0 if parent_position < 0 else self._section(parent_position)
-        index = (
-            self._add_section(position, parent) if lineage.kind(position) == "section" else parent
-        )
+        parent_position = self.parents[position]
+        parent = 0 if parent_position < 0 else self.section_of(parent_position)
+        index = self._add_section(position, parent) if self.kinds[position] == "section" else parent
         self.section_at[position] = index
         return index
 
     def _add_section(self, position: int, parent: int) -> int:
         lineage = self.lineage
         outer = self.sections[parent]
-        kind = lineage.kind
+        kinds = self.kinds
         heading = next(
-            (child for child in lineage.children(position) if kind(child) == "heading"), -1
+            (child for child in lineage.children(position) if kinds[child] == "heading"), -1
         )
         heading_id: str | None = None
         heading_ids, titles = outer.heading_ids, outer.titles
         if heading >= 0:
             heading_id = lineage.node_id(heading)
             heading_ids = (*heading_ids, heading_id)
-            titles = (*titles, path_title(self.normalized.nodes[heading].text))
+            titles = (*titles, path_title(lineage.text(heading)))
         index = len(self.sections)
         self.sections.append(
             Section(
@@ -267,8 +280,8 @@ def build_layouts(
     top = -1  # the top-level section (0: the root) of the last block
     top_shows = False  # whether that section is not bare
     candidate = -1  # where a boundary may be, once its section turns out not bare
-    for block_id, owned in assembler.groups():
-        block = assembler.block(len(blocks), block_id, owned)
+    for position, block_id, owned in assembler.groups():
+        block = assembler.block(len(blocks), position, block_id, owned)
         chain = sections[block.section].chain
         block_top = chain[1] if len(chain) > 1 else 0
         if block_top != top:
@@ -330,31 +343,35 @@ class _Assembler:
         self.behaviours: dict[str, Behaviour] = {}
         self.previous_end = -1
 
-    def groups(self) -> Iterator[tuple[str, list[Unit]]]:
-        """Consecutive units with the same block node, in source order."""
+    def groups(self) -> Iterator[tuple[int, str, list[Unit]]]:
+        """Consecutive units with the same block node (its position and id), in source
+        order."""
         builder = self.builder
-        block_of = builder.block_of
+        known, owner_of, ids, node_id = builder.owners, builder.owner, builder.ids, builder.node_id
+        current = -1
         current_id = ""
         owned: list[Unit] = []
         table = Units.of(self.normalized.units)
-        for unit in zip(table.starts, table.ends, table.node_ids, strict=True):
-            owner = unit[2]
-            block_id = block_of.get(owner) or builder.block_node(owner)
-            if block_id != current_id or not owned:
+        owners = builder.owner_positions(table)
+        for start, end, owner in zip(table.starts, table.ends, owners, strict=True):
+            block, owner_id = known.get(owner) or owner_of(owner)
+            unit = (start, end, owner_id)
+            if block != current or not owned:
                 if owned:
-                    yield current_id, owned
+                    yield current, current_id, owned
                 owned = [unit]
-                current_id = block_id
+                current = block
+                current_id = ids.get(block) or node_id(block)
             else:
                 owned.append(unit)
         if owned:
-            yield current_id, owned
+            yield current, current_id, owned
 
-    def block(self, number: int, block_id: str, units: list[Unit]) -> Block:
+    def block(self, number: int, position: int, block_id: str, units: list[Unit]) -> Block:
         normalized, config = self.normalized, self.config
         content = normalized.content
         node = normalized.node
-        kind = normalized.kind_of(block_id)
+        kind = self.builder.kinds[position]
         text, runs, slots = block_display(
             content, node, self.serialized, units, kind, shared_texts=self.shared_texts
         )
@@ -391,7 +408,7 @@ class _Assembler:
             block_id,
             kind,
             behaviour,
-            self.builder.section(block_id),
+            self.builder.section_of(position),
             text,
             runs,
             slots,

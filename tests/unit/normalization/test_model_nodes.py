@@ -6,6 +6,7 @@ packer, the validators, ``SectionIndex`` — must see the same nodes as from a t
 
 from __future__ import annotations
 
+import pickle
 from types import MappingProxyType
 
 import pytest
@@ -16,10 +17,12 @@ from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
 from fastrag.normalization import (
     MapSegment,
+    NodeIds,
     Nodes,
     NormalizedDocument,
     NormalizedNode,
     SourceSpan,
+    Units,
 )
 from fastrag.normalization.formats.markdown import MarkdownNormalizer
 
@@ -213,3 +216,54 @@ def test_generated_markdown_nodes_equal_their_values(lines: list[str]) -> None:
         assert tree.lineage.parent(position) == values.lineage.parent(position)
         assert list(tree.lineage.children(position)) == values.lineage.children(position)
         assert tree.node_index[node.node_id] == position
+
+
+def test_units_name_their_owners_by_position() -> None:
+    tree = _markdown()
+    owners = tree.units.node_ids  # type: ignore[attr-defined]
+    assert isinstance(owners, NodeIds) and owners.nodes is tree.nodes
+    assert list(owners.positions) == [tree.node_index[owner] for owner in owners]
+    assert owners == tuple(owners) and tuple(owners) == owners
+    assert owners[1:2] == (owners[1],) and owners[-1] == tuple(owners)[-1]
+    spelled = Units.from_offsets(
+        tree.units.starts,  # type: ignore[attr-defined]
+        tree.units.ends,  # type: ignore[attr-defined]
+        tuple(owners),
+        id_prefix="doc:u",
+    )
+    assert spelled == tree.units and tree.units == spelled
+    assert pickle.loads(pickle.dumps(tree.units)) == tree.units
+    assert _as_tuple(tree).validate().units == tree.units
+
+
+def test_owner_positions_must_name_nodes() -> None:
+    nodes = _small()
+    with pytest.raises(NormalizationError, match=r"must name nodes 0\.\.1"):
+        NodeIds(nodes, [0, 2])
+    with pytest.raises(NormalizationError, match="must name nodes"):
+        NodeIds(nodes, [-1])
+    with pytest.raises(NormalizationError, match="must be ints"):
+        NodeIds(nodes, ["0"])  # type: ignore[list-item]
+    assert list(NodeIds(nodes, [1, 1, 0])) == ["d:paragraph:1", "d:paragraph:1", "d:document:0"]
+
+
+def test_owners_of_another_tree_are_checked_against_this_one() -> None:
+    tree = _markdown()
+    other = _markdown(CONTENT.replace("First", "Frist"))  # same shape, other content
+    borrowed = Units.from_offsets(
+        tree.units.starts,  # type: ignore[attr-defined]
+        tree.units.ends,  # type: ignore[attr-defined]
+        NodeIds(other.nodes, other.units.node_ids.positions),  # type: ignore[arg-type, attr-defined]
+        id_prefix="doc:u",
+    )
+    assert NormalizedDocument(
+        tree.document, "markdown", tree.nodes, borrowed, tree.exclusions
+    ).validate()
+    moved = Units.from_offsets(
+        tree.units.starts,  # type: ignore[attr-defined]
+        tree.units.ends,  # type: ignore[attr-defined]
+        NodeIds(_markdown(doc_id="elsewhere").nodes, tree.units.node_ids.positions),  # type: ignore[attr-defined]
+        id_prefix="doc:u",
+    )
+    with pytest.raises(NormalizationError, match="names a missing node 'elsewhere:"):
+        NormalizedDocument(tree.document, "markdown", tree.nodes, moved, tree.exclusions).validate()

@@ -136,6 +136,7 @@ from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
     Exclusions,
     MapSegment,
+    NodeIds,
     Nodes,
     NormalizedDocument,
     Units,
@@ -507,11 +508,6 @@ def _assemble(
     shift = 2 if titled else 0
     # Node ``index`` of the draft is node ``index + shift`` of the tree (the root stays
     # 0); ids are numbered by position (``Nodes``).
-    ids = [
-        f"{prefix}:{node.kind}:{index + shift if index else 0}"
-        for index, node in enumerate(draft_nodes)
-    ]
-    id_of = ids.__getitem__
     for index in draft.noted:  # link, image and footnote lists become tuples
         attributes = draft_nodes[index].attributes
         if attributes is not None:
@@ -582,15 +578,14 @@ def _assemble(
         mappings_of,
         serialization,
     )
-    # Drafts are garbage now (ids of the units' owners live on in ``owner_ids``).
     del kinds, texts, starts, ends, parents, levels, mappings_of
-    draft_nodes.clear()
-    owner_ids = list(map(id_of, owners))
-    del ids, id_of  # only the owners' ids are kept (by ``Units``)
+    draft_nodes.clear()  # garbage now
+    # Units name their owners by position: no id string is kept for them (``NodeIds``).
+    owner_positions = [owner + shift if owner else 0 for owner in owners] if shift else owners
     if titled:  # the title's value is the heading's unit; the rest stays front matter
         unit_starts.insert(0, titled[0])
         unit_ends.insert(0, titled[1])
-        owner_ids.insert(0, nodes.node_id(2))
+        owner_positions.insert(0, 2)
         exclusion_starts[:0] = (0, titled[1])
         exclusion_ends[:0] = (titled[0], base)
         reasons[:0] = ("front_matter", "front_matter")
@@ -598,8 +593,10 @@ def _assemble(
         exclusion_starts.insert(0, 0)
         exclusion_ends.insert(0, base)
         reasons.insert(0, "front_matter")
-    units = Units.from_offsets(unit_starts, unit_ends, owner_ids, id_prefix=f"{prefix}:u")
-    del owner_ids
+    units = Units.from_offsets(
+        unit_starts, unit_ends, NodeIds(nodes, owner_positions), id_prefix=f"{prefix}:u"
+    )
+    del owner_positions
     exclusions = Exclusions.from_offsets(exclusion_starts, exclusion_ends, reasons)
     metadata: dict[str, Any] = {}
     if front is not None:

@@ -10,6 +10,8 @@ Inside an item the text is prose (sentences, lines, words, characters).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fastrag.packing.blocks import Strength, item_strength
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.split._site import ContextRange, CutSite, inside_unit_levels, ranges_of
@@ -28,9 +30,20 @@ class ListSplitter:
     def __init__(self, site: CutSite, config: PackingConfig) -> None:
         self.site = site
         slots = site.block.slots
-        self._chains: list[tuple[str, ...]] = [self._chain(owner) for _, _, owner in slots]
+        normalized = site.normalized
+        lineage = normalized.lineage
+        position_of = normalized.node_index.__getitem__
+        block = position_of(site.block.node_id)
+        kinds, parents = lineage.kinds, lineage.parents
+        known: dict[str, tuple[int, ...]] = {}  # an owner's units share its chain
+        self._chains: list[tuple[int, ...]] = []
+        for _, _, owner in slots:
+            chain = known.get(owner)
+            if chain is None:
+                chain = known[owner] = _chain(position_of(owner), block, kinds, parents)
+            self._chains.append(chain)
         # First display offset of every item (its first slot's start).
-        self._item_starts: dict[str, int] = {}
+        self._item_starts: dict[int, int] = {}
         for (start, _, _), chain in zip(slots, self._chains, strict=True):
             for item in chain:
                 self._item_starts.setdefault(item, start)
@@ -45,23 +58,6 @@ class ListSplitter:
             Strength.UNIT,
             *inside_unit_levels(config.sentences),
         )
-
-    def _chain(self, owner_id: str) -> tuple[str, ...]:
-        """The list items enclosing a unit owner inside this block, outermost first."""
-        normalized = self.site.normalized
-        lineage = normalized.lineage
-        kind, parent = lineage.kind, lineage.parent
-        block = lineage.position(self.site.block.node_id)
-        items: list[int] = []
-        position = normalized.node_index[owner_id]
-        while position != block:
-            if kind(position) == "list_item":
-                items.append(position)
-            position = parent(position)
-            if position < 0:
-                break
-        items.reverse()
-        return tuple(map(lineage.node_id, items))
 
     @property
     def mandatory_context(self) -> bool:
@@ -116,3 +112,19 @@ class ListSplitter:
 
     def trailing_context(self, end: int) -> tuple[ContextRange, ...]:
         return ()
+
+
+def _chain(
+    position: int, block: int, kinds: Sequence[str], parents: Sequence[int]
+) -> tuple[int, ...]:
+    """The list items enclosing node ``position`` inside node ``block``, outermost
+    first (by position in the tree)."""
+    items: list[int] = []
+    while position != block:
+        if kinds[position] == "list_item":
+            items.append(position)
+        position = parents[position]
+        if position < 0:
+            break
+    items.reverse()
+    return tuple(items)
