@@ -90,17 +90,18 @@ class SourceIndex:
         self.document_id = normalized.document.id
         self.units = units = Units.of(normalized.units)
         # Parents come first, so one forward pass resolves every node's kind and nearest
-        # section.
-        kind_of: dict[str, str] = {}
-        section_of: dict[str, str | None] = {}
-        for node in normalized.nodes:
-            node_id, kind = node.node_id, node.kind
-            kind_of[node_id] = kind
+        # section. Read by position (``lineage``): a columnar tree builds no node.
+        lineage = normalized.lineage
+        kinds, parents = lineage.kinds, lineage.parents
+        ids = list(map(lineage.node_id, range(len(kinds))))
+        sections: list[str | None] = []
+        for node_id, kind, parent in zip(ids, kinds, parents, strict=True):
             if kind == SECTION:
-                section_of[node_id] = node_id
+                sections.append(node_id)
             else:
-                parent = node.parent_id
-                section_of[node_id] = None if parent is None else section_of[parent]
+                sections.append(None if parent < 0 else sections[parent])
+        kind_of = dict(zip(ids, kinds, strict=True))
+        section_of = dict(zip(ids, sections, strict=True))
         self.kind_of = kind_of
         self._section_of = section_of
         starts = units.starts.tolist()

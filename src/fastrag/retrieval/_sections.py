@@ -152,10 +152,11 @@ def document_sections(normalized: NormalizedDocument) -> DocumentSections:
     preamble = _preamble(normalized, owners, text)
     if preamble is not None:
         rows.append(preamble)
+    nodes = normalized.nodes  # sections found by kind: a columnar tree builds only them
     rows.extend(
-        _section_row(normalized, node, owners, text)
-        for node in normalized.nodes
-        if node.kind == SECTION
+        _section_row(normalized, nodes[position], owners, text)
+        for position, kind in enumerate(normalized.lineage.kinds)
+        if kind == SECTION
     )
     return DocumentSections(normalized.document.id, text.value(), tuple(rows))
 
