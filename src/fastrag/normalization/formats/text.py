@@ -16,18 +16,22 @@ is linear (a 50 MB line of spaces included) and Python runs once per paragraph.
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
+from typing import Any
 
 from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
 from fastrag.normalization.model import (
     ExclusionColumns,
+    NodeIds,
+    Nodes,
     NormalizedDocument,
-    NormalizedNode,
-    SourceSpan,
-    UnitColumns,
+    Units,
 )
 
 __all__ = ["TextNormalizer"]
+
+_NO_ATTRIBUTES: MappingProxyType[str, Any] = MappingProxyType({})
 
 # A blank-line separator: the line end closing a paragraph plus every following blank
 # line with its line end. It starts with a line end, so the scan between separators is a
@@ -97,31 +101,33 @@ class TextNormalizer:
                 f"max_characters={self.max_characters}; raise "
                 "TextNormalizer(max_characters=...) or split the document"
             )
+        # Columns (``Nodes``): node 0 is the document, node ``i`` the ``i``-th paragraph,
+        # whose text is its source slice; no node object or id string is kept per paragraph.
         prefix = document.id
-        root_id = f"{prefix}:document:0"
-        nodes: list[NormalizedNode] = []
-        units = UnitColumns(f"{prefix}:u")
+        spans = _paragraph_spans(content)
+        count = len(spans) + 1
+        starts = [0 if content else -1, *(start for start, _ in spans)]
+        ends = [len(content) if content else -1, *(end for _, end in spans)]
+        nodes = Nodes(
+            content,
+            prefix,
+            ("document", *("paragraph",) * len(spans)),
+            ("", *(None,) * len(spans)),
+            (starts, ends),
+            (-1, *(0,) * len(spans)),
+            (None,) * count,
+            (_NO_ATTRIBUTES,) * count,
+        )
         gaps = ExclusionColumns()  # the whitespace between paragraphs
-        children: list[str] = []
         position = 0
-        for ordinal, (start, end) in enumerate(_paragraph_spans(content), start=1):
+        for start, end in spans:
             if start > position:
                 gaps.add(position, start, "whitespace")
-            node_id = f"{prefix}:paragraph:{ordinal}"
-            span = SourceSpan(start, end)
-            nodes.append(NormalizedNode(node_id, "paragraph", content[start:end], (span,), root_id))
-            units.add(start, end, node_id)
-            children.append(node_id)
             position = end
         if position < len(content):
             gaps.add(position, len(content), "whitespace")
-        root = NormalizedNode(
-            root_id,
-            "document",
-            "",
-            (SourceSpan(0, len(content)),) if content else (),
-            None,
-            tuple(children),
+        units = Units.from_offsets(
+            starts[1:], ends[1:], NodeIds(nodes, range(1, count)), id_prefix=f"{prefix}:u"
         )
-        result = NormalizedDocument(document, "text", (root, *nodes), units.build(), gaps.build())
+        result = NormalizedDocument(document, "text", nodes, units, gaps.build())
         return result.validate()
