@@ -765,8 +765,8 @@ class Nodes(Sequence[NormalizedNode]):
         """
         starts, ends = spans
         count = len(kinds)
-        if not isinstance(id_prefix, str) or not id_prefix:
-            raise NormalizationError(f"node id_prefix must be a nonempty str (got {id_prefix!r})")
+        if not isinstance(id_prefix, str):  # "" is a prefix too: ids stay nonempty
+            raise NormalizationError(f"node id_prefix must be a str (got {id_prefix!r})")
         if (
             not count
             == len(texts)

@@ -21,6 +21,7 @@ from fastrag.normalization import (
     Nodes,
     NormalizedDocument,
     NormalizedNode,
+    NormalizerRegistry,
     SourceSpan,
     Units,
 )
@@ -168,7 +169,7 @@ def test_a_node_without_span_and_a_serialization_map() -> None:
         ({"spans": ((-1, 0), (-1, 5)), "texts": (None, None)}, "without a span needs a text"),
         ({"attributes": (NONE, {"a": 1})}, "read-only mappings"),
         ({"serialization": {2: ()}}, "does not exist"),
-        ({"id_prefix": ""}, "id_prefix must be a nonempty str"),
+        ({"id_prefix": 7}, "id_prefix must be a str"),
         ({"parents": (-1, "0")}, "must be ints"),
     ],
 )
@@ -267,3 +268,12 @@ def test_owners_of_another_tree_are_checked_against_this_one() -> None:
     )
     with pytest.raises(NormalizationError, match="names a missing node 'elsewhere:"):
         NormalizedDocument(tree.document, "markdown", tree.nodes, moved, tree.exclusions).validate()
+
+
+@pytest.mark.parametrize(("content_format", "text"), [("markdown", "# a\n\nb"), ("text", "a\n\nb")])
+def test_a_document_with_an_empty_id_still_normalizes(content_format: str, text: str) -> None:
+    document = Document("", "src", text, {"content_format": content_format})
+    tree = NormalizerRegistry().normalize(document)
+    assert tree.nodes[0].node_id == ":document:0"
+    assert all(tree.node_index[node.node_id] == i for i, node in enumerate(tree.nodes))
+    assert tree.validate() is tree
