@@ -309,7 +309,43 @@ class Exclusion:
 _exclusion_span, _exclusion_reason = _slot_setters(Exclusion, "span", "reason")
 
 
-class _SpanColumns(Sequence[_Item]):
+class _BuiltOnAccess(Sequence[_Item]):
+    """Values kept as columns and built on access (``_item``): what ``Nodes``,
+    ``NodeIds`` and the span columns share — equality with any sequence of the same
+    values, hashed like a tuple of them (values are built: hashed rarely, if ever)."""
+
+    __slots__ = ()
+
+    def _item(self, position: int) -> _Item:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, index: int) -> _Item: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[_Item]: ...
+
+    def __getitem__(self, index: int | slice) -> _Item | Sequence[_Item]:
+        if isinstance(index, slice):
+            return tuple(map(self._item, range(len(self))[index]))
+        return self._item(range(len(self))[index])
+
+    def __iter__(self) -> Iterator[_Item]:
+        return map(self._item, range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(other) == len(self) and all(map(operator.eq, self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({list(self)!r})"
+
+
+class _SpanColumns(_BuiltOnAccess[_Item]):
     """Ranges kept as two offset arrays, with what ``Exclusions`` and ``Units`` share:
     the checks their value classes make (over whole lists), read-only offset views, and
     equality with any sequence of the same values (hashed like a tuple of them)."""
@@ -358,17 +394,9 @@ class _SpanColumns(Sequence[_Item]):
     def __eq__(self, other: object) -> bool:
         if type(other) is type(self):
             return self._columns() == other._columns()
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(map(operator.eq, self, other))
-        return NotImplemented
+        return super().__eq__(other)
 
-    def __hash__(self) -> int:
-        # Equal to a tuple of the same values, so hashed like one (values are built: a
-        # tree is hashed rarely, if ever).
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({list(self)!r})"
+    __hash__ = _BuiltOnAccess.__hash__  # defining __eq__ would unset it
 
 
 class Exclusions(_SpanColumns[Exclusion]):
@@ -704,7 +732,7 @@ def _built_node(
     return node
 
 
-class Nodes(Sequence[NormalizedNode]):
+class Nodes(_BuiltOnAccess[NormalizedNode]):
     """A document's nodes kept as columns; ``NormalizedNode`` values built on access.
 
     Why: as values, a tree held a node object, a span, a spans tuple, a children tuple,
@@ -717,7 +745,8 @@ class Nodes(Sequence[NormalizedNode]):
     found from the parent column (an adapter lists children in document order).
 
     ``nodes[i]`` and iteration give ``NormalizedNode`` values, equal (not identical)
-    each time; readers that need one field take ``kind``, ``parent`` or ``position``.
+    each time; readers walking the tree take ``kinds``, ``parents``, ``children`` and
+    ``position`` (``Lineage``) instead.
     Compares equal to any sequence of the same nodes (a tuple included).
     """
 
@@ -750,14 +779,15 @@ class Nodes(Sequence[NormalizedNode]):
         texts: Sequence[str | None],
         spans: tuple[Sequence[int], Sequence[int]],
         parents: Sequence[int],
-        levels: Sequence[int | None],
-        attributes: Sequence[Mapping[str, Any]],
+        levels: Sequence[int | None] | None = None,
+        attributes: Sequence[Mapping[str, Any]] | None = None,
         serialization: Mapping[int, tuple[MapSegment, ...]] | None = None,
     ) -> None:
         """Node ``i`` has kind ``kinds[i]`` and spans ``[starts[i], ends[i])`` (none
         when both are -1); its text is ``texts[i]``, or its source slice when that is
         ``None``; its parent is node ``parents[i]`` (-1 for the root, node 0 only), and
-        ``parents[i] < i``. ``attributes`` must be read-only mappings (shared freely).
+        ``parents[i] < i``. ``attributes`` must be read-only mappings (shared freely);
+        without ``levels`` or ``attributes`` every node has none.
 
         The checks ``NormalizedNode`` and ``NormalizedDocument.validate`` make on
         lineage, ids and spans, made here over whole columns: the adapters build tens
@@ -765,6 +795,10 @@ class Nodes(Sequence[NormalizedNode]):
         """
         starts, ends = spans
         count = len(kinds)
+        if levels is None:
+            levels = (None,) * count
+        if attributes is None:
+            attributes = (_NO_ATTRIBUTES,) * count
         if not isinstance(id_prefix, str):  # "" is a prefix too: ids stay nonempty
             raise NormalizationError(f"node id_prefix must be a str (got {id_prefix!r})")
         if (
@@ -865,13 +899,6 @@ class Nodes(Sequence[NormalizedNode]):
         """The ids of the nodes with a serialization map."""
         return map(self.node_id, sorted(self._serialization))
 
-    def kind(self, position: int) -> str:
-        return self._kinds[position]
-
-    def parent(self, position: int) -> int:
-        """The parent's position, -1 for the root."""
-        return self._parents[position]
-
     @property
     def kinds(self) -> tuple[str, ...]:
         """Every node's kind, by position."""
@@ -899,63 +926,19 @@ class Nodes(Sequence[NormalizedNode]):
     def __len__(self) -> int:
         return len(self._kinds)
 
-    @overload
-    def __getitem__(self, index: int) -> NormalizedNode: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[NormalizedNode, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> NormalizedNode | tuple[NormalizedNode, ...]:
-        if isinstance(index, slice):
-            return tuple(map(self._node, range(len(self._kinds))[index]))
-        return self._node(range(len(self._kinds))[index])
-
-    def _node(self, position: int) -> NormalizedNode:
+    def _item(self, position: int) -> NormalizedNode:
         start, end = self._starts[position], self._ends[position]
-        text = self._texts[position]
-        if text is None:
-            text = self._content[start:end]
         parent = self._parents[position]
         return _built_node(
             self.node_id(position),
             self._kinds[position],
-            text,
+            self.text(position),
             (SourceSpan(start, end),) if start >= 0 else (),
             None if parent < 0 else self.node_id(parent),
             tuple(map(self.node_id, self.children(position))),
             self._levels[position],
             self._attributes[position],
             self._serialization.get(position, ()),
-        )
-
-    def __iter__(self) -> Iterator[NormalizedNode]:
-        return map(self._node, range(len(self._kinds)))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(map(operator.eq, self, other))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"Nodes({list(self)!r})"
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (
-            Nodes,
-            (
-                self._content,
-                self._prefix,
-                self._kinds,
-                self._texts,
-                (self._starts, self._ends),
-                self._parents,
-                self._levels,
-                self._attributes,
-                self._serialization,
-            ),
         )
 
 
@@ -973,13 +956,6 @@ class _NodePositions(Mapping[str, int]):
             raise KeyError(node_id)
         return position
 
-    def get(self, node_id: str, default: Any = None) -> Any:
-        position = self._nodes.position(node_id)
-        return default if position is None else position
-
-    def __contains__(self, node_id: object) -> bool:
-        return type(node_id) is str and self._nodes.position(node_id) is not None
-
     def __iter__(self) -> Iterator[str]:
         return map(self._nodes.node_id, range(len(self._nodes)))
 
@@ -987,7 +963,7 @@ class _NodePositions(Mapping[str, int]):
         return len(self._nodes)
 
 
-class NodeIds(Sequence[str]):
+class NodeIds(_BuiltOnAccess[str]):
     """Node ids named by position in ``Nodes``, each built on access: ``Units`` owners.
 
     Why: a unit's owner as a string kept one id per owning node alive for the life of
@@ -1017,30 +993,11 @@ class NodeIds(Sequence[str]):
     def __len__(self) -> int:
         return len(self._positions)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
-        if isinstance(index, slice):
-            return tuple(map(self.nodes.node_id, self._positions[index]))
-        return self.nodes.node_id(self._positions[index])
+    def _item(self, position: int) -> str:
+        return self.nodes.node_id(self._positions[position])
 
     def __iter__(self) -> Iterator[str]:
         return map(self.nodes.node_id, self._positions)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(other) == len(self) and all(map(operator.eq, self, other))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __repr__(self) -> str:
-        return f"NodeIds({list(self)!r})"
 
 
 class Lineage(Protocol):
@@ -1051,23 +1008,21 @@ class Lineage(Protocol):
     def position(self, node_id: str) -> int | None:
         """Where the node with this id is; ``None`` when there is none."""
 
-    def kind(self, position: int) -> str: ...
-
-    def parent(self, position: int) -> int:
-        """The parent's position; -1 for the root."""
-
     def children(self, position: int) -> Sequence[int]:
         """The children's positions, in order."""
 
     def text(self, position: int) -> str: ...
 
+    def serialized(self) -> Iterator[str]:
+        """The ids of the nodes with a serialization map."""
+
     @property
     def kinds(self) -> Sequence[str]:
-        """Every node's kind (``kinds[p]`` is ``kind(p)``: an index, not a call)."""
+        """Every node's kind, by position."""
 
     @property
     def parents(self) -> Sequence[int]:
-        """Every node's parent position (``parents[p]`` is ``parent(p)``)."""
+        """Every node's parent position; -1 for the root."""
 
 
 class _NodeTable:
@@ -1109,12 +1064,8 @@ class _NodeTable:
     def position(self, node_id: str) -> int | None:
         return self._index.get(node_id)
 
-    def kind(self, position: int) -> str:
-        return self._nodes[position].kind
-
-    def parent(self, position: int) -> int:
-        parent_id = self._nodes[position].parent_id
-        return -1 if parent_id is None else self._index[parent_id]
+    def serialized(self) -> Iterator[str]:
+        return (node.node_id for node in self._nodes if node.serialization)
 
     def children(self, position: int) -> list[int]:
         return list(map(self._index.__getitem__, self._nodes[position].children))
@@ -1196,27 +1147,6 @@ class NormalizedDocument:
         1,000 paragraphs builds 1,000 ids), so readers walking the tree take this."""
         return self._lineage
 
-    def kind_of(self, node_id: str) -> str:
-        """``node(node_id).kind``."""
-        return self._lineage.kind(self._position(node_id))
-
-    def parent_of(self, node_id: str) -> str | None:
-        """``node(node_id).parent_id``."""
-        lineage = self._lineage
-        parent = lineage.parent(self._position(node_id))
-        return None if parent < 0 else lineage.node_id(parent)
-
-    def child_ids(self, node_id: str) -> tuple[str, ...]:
-        """``node(node_id).children``."""
-        lineage = self._lineage
-        return tuple(map(lineage.node_id, lineage.children(self._position(node_id))))
-
-    def _position(self, node_id: str) -> int:
-        position = self._lineage.position(node_id)
-        if position is None:
-            raise KeyError(f"no node {node_id!r} in document {self.document.id!r}")
-        return position
-
     def children(self, node: NormalizedNode) -> tuple[NormalizedNode, ...]:
         return tuple(self.node(child) for child in node.children)
 
@@ -1251,15 +1181,14 @@ class NormalizedDocument:
             return self
         content_length = len(self.document.content)
         where = f"normalized document {self.document.id!r} ({self.format})"
-        if isinstance(self.nodes, Nodes):
-            pass  # lineage, spans and distinct ids were checked when they were built
-        elif len(self._index) != len(self.nodes):
-            seen: set[str] = set()
-            for node in self.nodes:
-                if node.node_id in seen:
-                    raise NormalizationError(f"{where}: duplicate node id {node.node_id!r}")
-                seen.add(node.node_id)
+        # ``Nodes`` checked lineage, spans and distinct ids when they were built.
         if not isinstance(self.nodes, Nodes):
+            if len(self._index) != len(self.nodes):
+                seen: set[str] = set()
+                for node in self.nodes:
+                    if node.node_id in seen:
+                        raise NormalizationError(f"{where}: duplicate node id {node.node_id!r}")
+                    seen.add(node.node_id)
             _check_lineage(self.nodes, self._index, where)
             for node in self.nodes:
                 if node.spans and node.spans[-1].end > content_length:

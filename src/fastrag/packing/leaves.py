@@ -333,13 +333,9 @@ class _Assembler:
         self.refinements = refinements
         self.builder = builder = _Builder(normalized)
         self.sections = builder.sections
-        nodes = normalized.nodes
-        self.shared_texts = not isinstance(nodes, Nodes)
-        self.serialized = frozenset(
-            nodes.serialized()
-            if isinstance(nodes, Nodes)  # no node built
-            else (node.node_id for node in nodes if node.serialization)
-        )
+        # ``Nodes`` cut a leaf's text anew on each access: no string to share with it.
+        self.shared_texts = not isinstance(normalized.nodes, Nodes)
+        self.serialized = frozenset(normalized.lineage.serialized())
         self.behaviours: dict[str, Behaviour] = {}
         self.previous_end = -1
 

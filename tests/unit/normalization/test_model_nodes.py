@@ -51,8 +51,6 @@ def _small(**changes: object) -> Nodes:
         "texts": ("", None),
         "spans": ((0, 0), (11, 11)),  # (starts, ends)
         "parents": (-1, 0),
-        "levels": (None, None),
-        "attributes": (NONE, NONE),
     }
     columns.update(changes)
     return Nodes(**columns)  # type: ignore[arg-type]
@@ -108,6 +106,7 @@ def test_lineage_of_columns_and_of_node_values_agree() -> None:
         "---\ntitle: Front\n---\n"
         + CONTENT
         + "\n> quote\n>\n> - a\n>   - b\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+        + "\n<div><p>An <b>HTML</b> block</p></div>\n"
     )
     tree = _markdown(content)
     values = _as_tuple(tree)
@@ -116,14 +115,13 @@ def test_lineage_of_columns_and_of_node_values_agree() -> None:
         for lineage in (tree.lineage, values.lineage):
             assert lineage.node_id(position) == node.node_id
             assert lineage.position(node.node_id) == position
-            assert lineage.kind(position) == node.kind
-            parent = lineage.parent(position)
+            assert lineage.kinds[position] == node.kind
+            parent = lineage.parents[position]
             assert (None if parent < 0 else lineage.node_id(parent)) == node.parent_id
             assert tuple(map(lineage.node_id, lineage.children(position))) == node.children
-        for both in (tree, values):
-            assert both.kind_of(node.node_id) == node.kind
-            assert both.parent_of(node.node_id) == node.parent_id
-            assert both.child_ids(node.node_id) == node.children
+            assert lineage.text(position) == node.text
+    serialized = list(tree.lineage.serialized())
+    assert serialized and serialized == list(values.lineage.serialized())
     assert tree.lineage.position("doc:nothing:0") is None
     assert values.lineage.position("doc:nothing:0") is None
 
@@ -152,6 +150,7 @@ def test_a_node_without_span_and_a_serialization_map() -> None:
         serialization=(segment,),
     )
     assert root.children == ("d:paragraph:1",)
+    assert root.level is None and root.attributes == {}  # none given: none
     assert list(nodes.serialized()) == ["d:paragraph:1"]
 
 
@@ -214,7 +213,7 @@ def test_generated_markdown_nodes_equal_their_values(lines: list[str]) -> None:
     values = _as_tuple(tree)
     assert tree.nodes == values.nodes
     for position, node in enumerate(values.nodes):
-        assert tree.lineage.parent(position) == values.lineage.parent(position)
+        assert tree.lineage.parents[position] == values.lineage.parents[position]
         assert list(tree.lineage.children(position)) == values.lineage.children(position)
         assert tree.node_index[node.node_id] == position
 

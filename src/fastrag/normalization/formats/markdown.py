@@ -146,7 +146,7 @@ __all__ = ["MarkdownNormalizer"]
 
 _NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
 # Field readers for map(): draft nodes' offsets, then diagnostics' (template, offset).
-_start, _end, _parent = attrgetter("start"), attrgetter("end"), attrgetter("parent")
+_start, _end = attrgetter("start"), attrgetter("end")
 _second = itemgetter(1)
 # Draft attributes collected as lists while walking; frozen to tuples on assembly.
 _LIST_ATTRIBUTES = ("links", "images", "footnotes")
@@ -454,13 +454,11 @@ def _assemble(
     """Map the draft's byte offsets to code points and build the immutable tree.
 
     This runs once per node, unit and exclusion (hundreds of thousands per corpus), so
-    it converts offsets in bulk, keeps units and exclusions as offset columns (``Units``,
-    ``Exclusions``: no value per unit or exclusion) and builds spans with ``map``
-    (constructors called from C, no bytecode per value); only the node loop stays in
-    Python.
-    It consumes ``draft``: unit and exclusion lists are emptied once converted and draft
-    nodes dropped one by one as their nodes are built, so the draft and the finished
-    tree are not both whole in memory at the peak.
+    it converts offsets in bulk and keeps nodes, units and exclusions as columns
+    (``Nodes``, ``Units``, ``Exclusions``: no value per node, unit or exclusion); only
+    the loop filling the node columns stays in Python.
+    It consumes ``draft``: unit and exclusion lists are emptied once converted and the
+    draft nodes dropped once the columns are built.
     """
     content = document.content
     base = front.end if front is not None else 0
@@ -540,13 +538,16 @@ def _assemble(
     # and its proxy each: about 0.4x the input on the Node.js docs). Values are
     # immutable, so sharing is invisible. A leaf's links are its own: not looked up.
     mappings: dict[tuple[tuple[str, Any], ...], MappingProxyType[str, Any]] = {}
-    add_kind, add_text, add_level, add_mapping = (
+    add_kind, add_text, add_level, add_mapping, add_parent = (
         kinds.append,
         texts.append,
         levels.append,
         mappings_of.append,
+        parents.append,
     )
     for node in draft_nodes[1:]:
+        parent = node.parent
+        add_parent(parent + shift if parent else top)
         add_kind(node.kind)
         title = node.title
         add_text(title if title is not None else None if node.leaf else "")
@@ -559,7 +560,6 @@ def _assemble(
             add_mapping(mappings.get(items) or mappings.setdefault(items, read_only(attributes)))
         else:  # links, images, footnotes: a leaf's own, rarely repeated
             add_mapping(read_only(attributes))
-    parents.extend(parent + shift if parent else top for parent in map(_parent, draft_nodes[1:]))
     starts.extend(node_starts[1:])
     ends.extend(node_ends[1:])
     del node_starts, node_ends

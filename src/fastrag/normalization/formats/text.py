@@ -16,8 +16,6 @@ is linear (a 50 MB line of spaces included) and Python runs once per paragraph.
 from __future__ import annotations
 
 import re
-from types import MappingProxyType
-from typing import Any
 
 from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
@@ -30,8 +28,6 @@ from fastrag.normalization.model import (
 )
 
 __all__ = ["TextNormalizer"]
-
-_NO_ATTRIBUTES: MappingProxyType[str, Any] = MappingProxyType({})
 
 # A blank-line separator: the line end closing a paragraph plus every following blank
 # line with its line end. It starts with a line end, so the scan between separators is a
@@ -115,8 +111,6 @@ class TextNormalizer:
             ("", *(None,) * len(spans)),
             (starts, ends),
             (-1, *(0,) * len(spans)),
-            (None,) * count,
-            (_NO_ATTRIBUTES,) * count,
         )
         gaps = ExclusionColumns()  # the whitespace between paragraphs
         position = 0

@@ -238,24 +238,22 @@ class CutSite:
     def _lead_in_cuts(self) -> frozenset[int]:
         slots, normalized = self.block.slots, self.normalized
         position, lineage = normalized.node_index.__getitem__, normalized.lineage
-        kind, parent = lineage.kind, lineage.parent
+        kinds, parents = lineage.kinds, lineage.parents
         found: set[int] = set()
         for index in range(1, len(slots)):
             before, after = slots[index - 1][2], slots[index][2]
             if before == after:
                 continue
             lead = position(before)
-            if kind(lead) not in LEAD_IN_KINDS:
+            if kinds[lead] not in LEAD_IN_KINDS:
                 continue
             # What follows, as a sibling of the lead-in: the code block itself, the list
             # whose first item's text comes next. None when the lead-in ends its container.
-            lead_parent = parent(lead)
+            lead_parent = parents[lead]
             sibling = position(after)
-            while parent(sibling) >= 0 and parent(sibling) != lead_parent:
-                sibling = parent(sibling)
-            if parent(sibling) == lead_parent and introduces(
-                normalized.nodes[lead].text, kind(sibling)
-            ):
+            while (up := parents[sibling]) >= 0 and up != lead_parent:
+                sibling = up
+            if parents[sibling] == lead_parent and introduces(lineage.text(lead), kinds[sibling]):
                 found.add(slots[index - 1][1])
         return frozenset(found)
 
@@ -273,11 +271,12 @@ class CutSite:
         container = position(slots[index - 1][2])
         if not lineage.children(container):
             return False
-        current = lineage.parent(position(slots[index][2]))
+        parents = lineage.parents
+        current = parents[position(slots[index][2])]
         while current >= 0:
             if current == container:
                 return True
-            current = lineage.parent(current)
+            current = parents[current]
         return False
 
 

@@ -92,10 +92,11 @@ class TableSplitter:
     def _row(self, owner_id: str) -> str:
         normalized = self.site.normalized
         lineage = normalized.lineage
+        kinds, parents = lineage.kinds, lineage.parents
         block = lineage.position(self.site.block.node_id)
         position = start = normalized.node_index[owner_id]
-        while lineage.kind(position) != "table_row" and position != block:
-            parent = lineage.parent(position)
+        while kinds[position] != "table_row" and position != block:
+            parent = parents[position]
             if parent < 0:
                 break
             position = parent
