@@ -88,6 +88,8 @@ def pack(
     pieces: list[Piece] = []
     refined = refinements if config.refined else None
     for layout in build_layouts(normalized, config, refined, window=window):
+        if len(memo) > _MEMO_ENTRIES:
+            memo.clear()
         costs = Costs(layout, tokenizer, config, memo=memo)
         refiner = Refiner(costs)
         plans = Planner(costs, refiner).plan()
@@ -95,6 +97,15 @@ def pack(
         finisher = Finisher(costs, refiner, Renderer(costs, identity))
         pieces.extend(finisher.finish(_drained(plans)))
     return tuple(pieces)
+
+
+_MEMO_ENTRIES: Final = 16_384
+"""Memoized counts after which a new window starts the memo over.
+
+The texts that repeat across windows (separators, list markers, short lines) come back
+within a window; the rest, kept for the whole document, grew with it (a third of the
+input's size at 10 MB, alive until the last chunk). Counts are the same either way.
+"""
 
 
 def _drained(plans: list[Plan]) -> Iterator[Plan]:
