@@ -2,7 +2,10 @@
 
 This module is the one place both the packing engine and the independent validator agree
 on. It holds no packing logic. Every value is JSON-compatible and immutable (tuples, not
-lists) so persisted chunks replay equal to fresh ones.
+lists) so persisted chunks replay equal to fresh ones. The engine hands each chunk's
+metadata out as a ``ChunkMetadata`` (``fastrag.packing.chunk_metadata``): a read-only
+mapping with exactly these keys, in this order, whose interval values are stored as
+arrays and built as tuples when read.
 
 Metadata of one structural chunk (``content`` is the chunk's display text):
 

@@ -20,11 +20,11 @@ numbers, ``preserve_and_flag`` emits the piece with ``overflow=True``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from types import MappingProxyType
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from fastrag.exceptions import ChunkingError
+from fastrag.packing.chunk_metadata import ChunkMetadata
 from fastrag.packing.contract import STRUCTURE_VERSION, embedding_prefix
 from fastrag.packing.costs import Costs
 from fastrag.packing.merge import SPLIT, Plan, plan_of
@@ -34,7 +34,7 @@ from fastrag.packing.render import Overlap, Renderer
 
 __all__ = ["Chunk", "Finisher"]
 
-Chunk = tuple[str, MappingProxyType[str, Any]]
+Chunk = tuple[str, Mapping[str, Any]]
 
 _Rendered = tuple[str, dict[str, Any], int]
 
@@ -91,7 +91,7 @@ class Finisher:
         content, metadata, count = rendered
         metadata["embedding_token_count"] = count
         metadata["overflow"] = overflow
-        return content, MappingProxyType(metadata)
+        return content, ChunkMetadata(metadata)
 
     def _render(
         self,
