@@ -40,6 +40,7 @@ class ChunkMetadata(Mapping[str, Any]):
         "_heading_path",
         "_node_ids",
         "_node_kinds",
+        "_node_positions",
         "_overflow",
         "_overlap_intervals",
         "_repeated_context",
@@ -92,8 +93,10 @@ class ChunkMetadata(Mapping[str, Any]):
         self._overflow: bool = values["overflow"]
         self._atomic_structure_loss: bool = values["atomic_structure_loss"]
         self._chunk_kind: str = values["chunk_kind"]
-        self._node_ids: tuple[str, ...] = projection["node_ids"]
+        node_ids: tuple[str, ...] = projection["node_ids"]
         self._node_kinds: tuple[str, ...] = projection["kinds"]
+        self._node_positions = _positions(self._document_id, node_ids, self._node_kinds)
+        self._node_ids = () if self._node_positions is not None else node_ids
         self._engine_identity: str = values["engine_identity"]
 
     def __getitem__(self, key: str) -> Any:
@@ -131,7 +134,40 @@ class ChunkMetadata(Mapping[str, Any]):
 
     def _structure_metadata(self) -> dict[str, tuple[str, ...]]:
         # A plain dict, as the engine always gave: chunk metadata stays JSON-serializable.
-        return {"node_ids": self._node_ids, "kinds": self._node_kinds}
+        kinds, positions = self._node_kinds, self._node_positions
+        node_ids = self._node_ids
+        if positions is not None:
+            prefix = self._document_id
+            node_ids = tuple(
+                f"{prefix}:{kind}:{position}"
+                for kind, position in zip(kinds, positions, strict=True)
+            )
+        return {"node_ids": node_ids, "kinds": kinds}
+
+
+def _positions(
+    document_id: str, node_ids: tuple[str, ...], kinds: tuple[str, ...]
+) -> array[int] | None:
+    """The numbers of ids of the form ``f"{document_id}:{kind}:{number}"``, or ``None``.
+
+    Trees that number their nodes by position (``Nodes``, HTML) give ids of that form:
+    kept as numbers they are a tenth of their strings' memory. Any other id (an adapter
+    naming nodes its own way, a number written ``01``) keeps every id as given.
+    """
+    if len(node_ids) != len(kinds):
+        return None
+    numbers = array("q")
+    for node_id, kind in zip(node_ids, kinds, strict=True):
+        head = f"{document_id}:{kind}:"
+        number = node_id[len(head) :]
+        if (
+            not node_id.startswith(head)
+            or not (number.isascii() and number.isdigit())
+            or (number[0] == "0" and len(number) > 1)
+        ):
+            return None
+        numbers.append(int(number))
+    return numbers
 
 
 def _constant(value: Any) -> Callable[[ChunkMetadata], Any]:

@@ -133,3 +133,35 @@ def test_the_engine_emits_it_and_it_holds_far_less_than_the_tuples() -> None:
         sys.getsizeof(pair) + sum(map(sys.getsizeof, pair)) for pair in retained
     )
     assert sys.getsizeof(meta._retained) * 4 < as_tuples
+
+
+@pytest.mark.parametrize(
+    "node_ids",
+    [
+        ("doc:heading:2", "doc:paragraph:3"),  # numbered by position: kept as numbers
+        ("doc:heading:2", "doc:paragraph:03"),  # not a canonical number
+        ("doc:heading:2", "doc:paragraph:+3"),
+        ("doc:heading:2", "doc:paragraph:３"),  # a digit, not an ASCII one
+        ("doc:heading:2", "doc:list:3"),  # another kind than the projection's
+        ("doc:heading:2", "other:paragraph:3"),  # another document
+        ("doc:heading:2", "doc:paragraph:"),
+        ("doc:heading:2", "intro"),  # an adapter's own names
+    ],
+)
+def test_node_ids_read_back_whatever_their_shape(node_ids: tuple[str, ...]) -> None:
+    projection = {"node_ids": node_ids, "kinds": ("heading", "paragraph")}
+    compact = ChunkMetadata(metadata(structure_metadata=projection))
+    assert compact["structure_metadata"] == projection
+    positional = node_ids[1] == "doc:paragraph:3"
+    assert (compact._node_positions is not None) == positional
+    assert compact._node_ids == (() if positional else node_ids)
+
+
+def test_a_document_id_with_colons_still_numbers_its_nodes() -> None:
+    projection = {
+        "node_ids": ("a:b:heading:0", "a:b:paragraph:12"),
+        "kinds": ("heading", "paragraph"),
+    }
+    compact = ChunkMetadata(metadata(document_id="a:b", structure_metadata=projection))
+    assert compact["structure_metadata"] == projection
+    assert list(compact._node_positions or ()) == [0, 12]
