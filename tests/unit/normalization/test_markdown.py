@@ -7,6 +7,7 @@ import pytest
 from fastrag.exceptions import ConfigurationError, NormalizationError
 from fastrag.models import Document
 from fastrag.normalization import (
+    Nodes,
     NormalizedDocument,
     NormalizedNode,
     NormalizerRegistry,
@@ -1097,10 +1098,21 @@ def test_equal_attributes_share_one_mapping() -> None:
     # Memory: a list item's label and depth repeat thousands of times in a document.
     source = "- a\n- b\n- c\n\n```js\n1\n```\n\n```js\n2\n```\n\nSee [x](u).\n\nSee [x](u).\n"
     tree = normalize(source)
+    nodes = tree.nodes
+    assert isinstance(nodes, Nodes)
+    packed = nodes._attributes  # (keys, values) of each node, as stored
+
+    def stored(kind: str) -> list[object]:
+        return [packed[tree.node_index[node.node_id]] for node in of_kind(tree, kind)]
+
     first, second, third = of_kind(tree, "list_item")
-    assert first.attributes == {"label": "-", "depth": 1}
-    assert first.attributes is second.attributes is third.attributes
-    one, two = of_kind(tree, "code")
-    assert one.attributes is two.attributes
+    assert first.attributes == second.attributes == third.attributes == {"label": "-", "depth": 1}
+    items = stored("list_item")
+    assert items[0] is items[1] is items[2]
+    one, two = stored("code")
+    assert one is two
     linked = [node.attributes for node in of_kind(tree, "paragraph")]
-    assert linked[0] == linked[1] == {"links": (("x", "u"),)}  # equal, each its own
+    assert linked[0] == linked[1] == {"links": (("x", "u"),)}
+    own, other = stored("paragraph")  # each its own, their keys shared
+    assert own is not other and own is not None and other is not None
+    assert own[0] is other[0]
