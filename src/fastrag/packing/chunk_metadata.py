@@ -150,7 +150,7 @@ def _positions(
 ) -> array[int] | None:
     """The numbers of ids of the form ``f"{document_id}:{kind}:{number}"``, or ``None``.
 
-    Trees that number their nodes by position (``Nodes``, HTML) give ids of that form:
+    Trees that number their nodes by position (``Nodes``, HTML, RST) give ids of that form:
     kept as numbers they are a tenth of their strings' memory. Any other id (an adapter
     naming nodes its own way, a number written ``01``) keeps every id as given.
     """
