@@ -13,6 +13,7 @@ keeps its place in the tree and owns exactly the source the HTML adapter retains
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -223,8 +224,8 @@ def _within(segments: list[tuple[int, int, int, int]], units: list[tuple[int, in
 def read_html_blocks(
     content: str,
     blocks: dict[int, tuple[int, int]],
-    units: tuple[list[int], list[int], list[int]],
-    exclusions: tuple[list[int], list[int], list[str]],
+    units: tuple[array[int], array[int], list[int]],
+    exclusions: tuple[array[int], array[int], list[str]],
     normalizer: HtmlNormalizer,
 ) -> dict[int, tuple[str, tuple[tuple[int, int, int, int], ...]]]:
     """Read each HTML block leaf ``blocks[owner] = (start, end)`` (code-point offsets).
@@ -260,11 +261,12 @@ def read_html_blocks(
             new_ends.append(start + unit_end)
             new_owners.append(owner)
         added.extend((start + a, start + b, reason) for a, b, reason in found.exclusions)
-    starts[:], ends[:], owners[:] = new_starts, new_ends, new_owners
+    starts[:], ends[:] = array("q", new_starts), array("q", new_ends)
+    owners[:] = new_owners
     merged = sorted([*zip(*exclusions, strict=True), *added])
     exclusion_starts, exclusion_ends, reasons = exclusions
-    exclusion_starts[:] = [item[0] for item in merged]
-    exclusion_ends[:] = [item[1] for item in merged]
+    exclusion_starts[:] = array("q", [item[0] for item in merged])
+    exclusion_ends[:] = array("q", [item[1] for item in merged])
     reasons[:] = [item[2] for item in merged]
     return {
         owner: (

@@ -10,8 +10,9 @@ each byte is decoded exactly once, by C code.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
-from itertools import accumulate
+from itertools import accumulate, chain
 
 __all__ = ["ByteToChar"]
 
@@ -21,6 +22,7 @@ class ByteToChar:
 
     ``base`` shifts every result: the parsed bytes may be a suffix of the document (after
     front matter), whose code points start at ``base`` in ``Document.content``.
+    A list of offsets is emptied once read (it is the caller's scratch).
     """
 
     __slots__ = ("_base", "_table")
@@ -32,10 +34,14 @@ class ByteToChar:
         if ascii_only:
             return
         ordered = sorted(set(offsets))
+        if isinstance(offsets, list):
+            # Peak memory (large non-ASCII Markdown): the offsets, read, go before the
+            # table is built beside the sorted copy.
+            offsets.clear()
         # Offsets come from parser ranges and ASCII-whitespace trimming, so each lies on a
         # character boundary and every gap decodes cleanly. map() keeps the per-offset
         # work (slice, decode, count, running sum) in C: no bytecode per offset.
-        gaps = map(data.__getitem__, map(slice, [0, *ordered], ordered))
+        gaps = map(data.__getitem__, map(slice, chain((0,), ordered), ordered))
         counts = accumulate(map(len, map(bytes.decode, gaps)))
         self._table = dict(zip(ordered, counts, strict=True))
 
@@ -51,11 +57,15 @@ class ByteToChar:
         if self._table is not None:
             self._table = {}  # later lookups raise KeyError rather than answer wrongly
 
-    def many(self, offsets: list[int]) -> list[int]:
-        """``[self(offset) for offset in offsets]``, without a Python call per offset."""
+    def many(self, offsets: Iterable[int]) -> array[int]:
+        """``array("q", map(self, offsets))``, without a Python call per offset.
+
+        Machine ints: as a list, each converted offset was an int object of its own
+        (32 bytes beside the list's 8), alive until the tree's columns are built.
+        """
         base, table = self._base, self._table
         if table is None:
-            return list(map(base.__add__, offsets)) if base else offsets
+            return array("q", map(base.__add__, offsets) if base else offsets)
         if base:
-            return list(map(base.__add__, map(table.__getitem__, offsets)))
-        return list(map(table.__getitem__, offsets))
+            return array("q", map(base.__add__, map(table.__getitem__, offsets)))
+        return array("q", map(table.__getitem__, offsets))

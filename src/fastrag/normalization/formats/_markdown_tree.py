@@ -509,7 +509,7 @@ def build_draft(
     walker.fill(walker.size)
     return DraftTree(
         walker.nodes,
-        walker.children,
+        walker.root_children,
         walker.units,
         walker.exclusion_bounds,
         walker.exclusion_reasons,

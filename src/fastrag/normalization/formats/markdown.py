@@ -113,6 +113,7 @@ What the tree looks like (see ``fastrag.normalization.model`` for the shared rul
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import metadata as _metadata
@@ -469,11 +470,11 @@ def _assemble(
     unit_starts = many(draft_units[0::3])
     unit_ends = many(draft_units[1::3])
     owners = draft_units[2::3]
-    draft_units.clear()
+    del draft_units[:]
     exclusion_starts = many(bounds[0::2])
     exclusion_ends = many(bounds[1::2])
     reasons = draft.exclusion_reasons
-    bounds.clear()
+    del bounds[:]
     diagnostics.extend(
         template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
     )
@@ -492,8 +493,7 @@ def _assemble(
     )
 
     prefix = document.id
-    children = draft.children
-    root_children = children.get(0, [])
+    root_children = draft.root_children
     level_one = [
         draft_nodes[child].title or ""
         for child in root_children
@@ -516,9 +516,9 @@ def _assemble(
     no_attributes, read_only = _NO_ATTRIBUTES, MappingProxyType
     kinds: list[str] = ["document"]
     texts: list[str | None] = [root_title]
-    starts: list[int] = [0 if content else -1]
-    ends: list[int] = [len(content) if content else -1]
-    parents: list[int] = [-1]
+    starts = array("q", (0 if content else -1,))
+    ends = array("q", (len(content) if content else -1,))
+    parents = array("q", (-1,))
     levels: list[int | None] = [None]
     mappings_of: list[Mapping[str, Any]] = [no_attributes]
     top = 0  # the position of the draft's top-level nodes' parent
@@ -527,9 +527,9 @@ def _assemble(
         root_title = texts[0] = content[title_start:title_end]
         kinds += ("section", "heading")
         texts += (root_title, root_title)
-        starts += (title_start, title_start)
-        ends += (len(content), title_end)
-        parents += (0, 1)
+        starts.extend((title_start, title_start))
+        ends.extend((len(content), title_end))
+        parents.extend((0, 1))
         levels += (1, 1)
         mappings_of += (no_attributes, no_attributes)
         top = 1  # the draft's top-level nodes: the section's
@@ -586,8 +586,8 @@ def _assemble(
         unit_starts.insert(0, titled[0])
         unit_ends.insert(0, titled[1])
         owner_positions.insert(0, 2)
-        exclusion_starts[:0] = (0, titled[1])
-        exclusion_ends[:0] = (titled[0], base)
+        exclusion_starts[:0] = array("q", (0, titled[1]))
+        exclusion_ends[:0] = array("q", (titled[0], base))
         reasons[:0] = ("front_matter", "front_matter")
     elif base:
         exclusion_starts.insert(0, 0)
@@ -615,5 +615,4 @@ def _assemble(
     del nodes, units, exclusions
     del unit_starts, unit_ends, exclusion_starts, exclusion_ends
     del owners, reasons, mappings
-    children.clear()
     return result.validate()
