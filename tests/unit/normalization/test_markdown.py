@@ -1116,3 +1116,17 @@ def test_equal_attributes_share_one_mapping() -> None:
     own, other = stored("paragraph")  # each its own, their keys shared
     assert own is not other and own is not None and other is not None
     assert own[0] is other[0]
+
+
+def test_items_opening_with_the_same_attributes_get_their_own_once_they_add_to_them() -> None:
+    # The draft shares one attribute dict per (label, depth); a task marker, a link or a
+    # footnote must not reach the other items that share it.
+    source = "- plain\n- [x] done\n- see [a](u)[^n]\n- plain again\n  - nested\n\n[^n]: Note.\n"
+    items = of_kind(normalize(source), "list_item")
+    assert [dict(item.attributes) for item in items] == [
+        {"label": "-", "depth": 1},
+        {"label": "-", "depth": 1, "checked": True},
+        {"label": "-", "depth": 1, "links": (("a", "u"),), "footnotes": ("n",)},
+        {"label": "-", "depth": 1},
+        {"label": "-", "depth": 2},
+    ]

@@ -281,7 +281,7 @@ def _start_item(walker: Walker, tag: Any, start: int) -> None:
     if label is None:  # ordered, or indented: read the marker as written
         marker = _LIST_MARKER.match(walker.data, position)
         label = marker.group(1).decode("ascii") if marker is not None else ""
-    if walker.open_container("list_item", start, {"label": label, "depth": walker.list_depth}):
+    if walker.open_container("list_item", start, walker.item_attributes(label)):
         walker.items.append(walker.stack[-1])
 
 
