@@ -56,6 +56,7 @@ __all__ = [
     "Nodes",
     "NormalizedDocument",
     "NormalizedNode",
+    "PackedAttributes",
     "SourceSpan",
     "UnitColumns",
     "Units",
@@ -732,6 +733,10 @@ def _built_node(
     return node
 
 
+PackedAttributes = tuple[tuple[str, ...], tuple[Any, ...]] | None
+"""A node's attributes as ``Nodes`` keeps them: ``(keys, values)``, or ``None`` for none."""
+
+
 class Nodes(_BuiltOnAccess[NormalizedNode]):
     """A document's nodes kept as columns; ``NormalizedNode`` values built on access.
 
@@ -782,12 +787,16 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         levels: Sequence[int | None] | None = None,
         attributes: Sequence[Mapping[str, Any]] | None = None,
         serialization: Mapping[int, tuple[MapSegment, ...]] | None = None,
+        *,
+        packed_attributes: Sequence[PackedAttributes] | None = None,
     ) -> None:
         """Node ``i`` has kind ``kinds[i]`` and spans ``[starts[i], ends[i])`` (none
         when both are -1); its text is ``texts[i]``, or its source slice when that is
         ``None``; its parent is node ``parents[i]`` (-1 for the root, node 0 only), and
         ``parents[i] < i``. ``attributes`` must be read-only mappings (shared freely);
-        without ``levels`` or ``attributes`` every node has none.
+        without ``levels`` or ``attributes`` every node has none. An adapter may give
+        ``packed_attributes`` instead, in the form the columns keep them (``(keys,
+        values)`` tuples of immutable values, ``None`` for none): no pass over mappings.
 
         The checks ``NormalizedNode`` and ``NormalizedDocument.validate`` make on
         lineage, ids and spans, made here over whole columns: the adapters build tens
@@ -799,6 +808,7 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
             levels = (None,) * count
         if attributes is None:
             attributes = (_NO_ATTRIBUTES,) * count
+        attribute_count = len(attributes if packed_attributes is None else packed_attributes)
         if not isinstance(id_prefix, str):  # "" is a prefix too: ids stay nonempty
             raise NormalizationError(f"node id_prefix must be a str (got {id_prefix!r})")
         if (
@@ -808,12 +818,12 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
             == len(ends)
             == len(parents)
             == len(levels)
-            == len(attributes)
+            == attribute_count
         ):
             raise NormalizationError(
                 f"nodes need one text, span, parent, level and attributes per kind (got "
                 f"{count} kinds, {len(texts)} texts, {len(starts)} starts, {len(ends)} "
-                f"ends, {len(parents)} parents, {len(levels)} levels, {len(attributes)} "
+                f"ends, {len(parents)} parents, {len(levels)} levels, {attribute_count} "
                 "attributes)"
             )
         self._content = content
@@ -821,11 +831,14 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         self._kinds = tuple(kinds)
         self._texts = tuple(texts)
         self._levels = tuple(levels)
-        if not all(isinstance(mapping, MappingProxyType) for mapping in attributes):
+        if packed_attributes is not None:
+            self._attributes = tuple(packed_attributes)
+        elif not all(isinstance(mapping, MappingProxyType) for mapping in attributes):
             raise NormalizationError(
                 "node attributes must be read-only mappings (MappingProxyType)"
             )
-        self._attributes = _packed_attributes(attributes)
+        else:
+            self._attributes = _packed_attributes(attributes)
         self._serialization = dict(serialization or {})
         try:
             self._starts = array("q", starts)
@@ -950,10 +963,7 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         return MappingProxyType(dict(zip(keys, values, strict=True)))
 
 
-_PackedAttributes = tuple[tuple[str, ...], tuple[Any, ...]] | None
-
-
-def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[_PackedAttributes, ...]:
+def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[PackedAttributes, ...]:
     """Each node's attributes as ``(keys, values)`` tuples (``None``: none).
 
     Why: a leaf with links has attributes of its own, and as a dict behind its proxy they
@@ -962,16 +972,16 @@ def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[_PackedAt
     mapping given for several nodes is packed once and shared, and so is each distinct
     tuple of keys.
     """
-    packed_of: dict[int, _PackedAttributes] = {}
+    packed_of: dict[int, PackedAttributes] = {}
     keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
-    packed: list[_PackedAttributes] = []
+    packed: list[PackedAttributes] = []
     add = packed.append
     for mapping in mappings:
         # ``mappings`` holds every mapping until the loop ends: their ids stay distinct.
         if id(mapping) in packed_of:
             add(packed_of[id(mapping)])
             continue
-        found: _PackedAttributes = None
+        found: PackedAttributes = None
         if mapping:
             keys = tuple(mapping)
             found = (keys_of.setdefault(keys, keys), tuple(mapping.values()))

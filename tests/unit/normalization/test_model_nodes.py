@@ -167,6 +167,7 @@ def test_a_node_without_span_and_a_serialization_map() -> None:
         ({"spans": ((0, 0), (0, 12))}, "past the content length 11"),
         ({"spans": ((-1, 0), (-1, 5)), "texts": (None, None)}, "without a span needs a text"),
         ({"attributes": (NONE, {"a": 1})}, "read-only mappings"),
+        ({"packed_attributes": (None,)}, "one text, span, parent, level and attributes"),
         ({"serialization": {2: ()}}, "does not exist"),
         ({"id_prefix": 7}, "id_prefix must be a str"),
         ({"parents": (-1, "0")}, "must be ints"),
@@ -175,6 +176,26 @@ def test_a_node_without_span_and_a_serialization_map() -> None:
 def test_bad_columns_are_refused_naming_the_fault(changes: dict[str, object], message: str) -> None:
     with pytest.raises(NormalizationError, match=message):
         _small(**changes)
+
+
+def test_attributes_are_kept_packed_and_read_back_as_mappings() -> None:
+    link = MappingProxyType({"label": "-", "links": (("x", "u"),)})
+    given = _small(attributes=(NONE, link))
+    packed = _small(packed_attributes=(None, (("label", "links"), ("-", (("x", "u"),)))))
+    assert given == packed
+    assert packed[1].attributes == link and packed.attributes(0) == {}
+    mapping = packed.attributes(1)
+    assert isinstance(mapping, MappingProxyType)
+    assert mapping is not packed.attributes(1)  # built on each read, never shared state
+    # One mapping given for several nodes is packed once.
+    shared = _small(
+        kinds=("document", "paragraph", "paragraph"),
+        texts=("", None, None),
+        spans=((0, 0, 6), (11, 5, 11)),
+        parents=(-1, 0, 0),
+        attributes=(NONE, link, link),
+    )
+    assert shared._attributes[1] is shared._attributes[2]
 
 
 def test_columns_belong_to_their_document() -> None:

@@ -114,11 +114,10 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata as _metadata
 from operator import attrgetter, itemgetter
-from types import MappingProxyType
 from typing import Any
 
 from fastrag._optional import require
@@ -140,12 +139,12 @@ from fastrag.normalization.model import (
     NodeIds,
     Nodes,
     NormalizedDocument,
+    PackedAttributes,
     Units,
 )
 
 __all__ = ["MarkdownNormalizer"]
 
-_NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
 # Field readers for map(): draft nodes' offsets, then diagnostics' (template, offset).
 _start, _end = attrgetter("start"), attrgetter("end")
 _second = itemgetter(1)
@@ -513,14 +512,13 @@ def _assemble(
                 found = attributes.get(key)
                 if type(found) is list:
                     attributes[key] = tuple(found)
-    no_attributes, read_only = _NO_ATTRIBUTES, MappingProxyType
     kinds: list[str] = ["document"]
     texts: list[str | None] = [root_title]
     starts = array("q", (0 if content else -1,))
     ends = array("q", (len(content) if content else -1,))
     parents = array("q", (-1,))
     levels: list[int | None] = [None]
-    mappings_of: list[Mapping[str, Any]] = [no_attributes]
+    packed: list[PackedAttributes] = [None]
     top = 0  # the position of the draft's top-level nodes' parent
     if titled:
         title_start, title_end = titled
@@ -531,18 +529,19 @@ def _assemble(
         ends.extend((len(content), title_end))
         parents.extend((0, 1))
         levels += (1, 1)
-        mappings_of += (no_attributes, no_attributes)
+        packed += (None, None)
         top = 1  # the draft's top-level nodes: the section's
-    # Equal attributes share one read-only mapping: most are a list item's label and
-    # depth, a list's kind or a fence's language, repeated thousands of times (a dict
-    # and its proxy each: about 0.4x the input on the Node.js docs). Values are
-    # immutable, so sharing is invisible. A leaf's links are its own: not looked up.
-    mappings: dict[tuple[tuple[str, Any], ...], MappingProxyType[str, Any]] = {}
+    # Attributes go to the columns as ``Nodes`` keeps them, (keys, values). Equal ones
+    # share one pair: most are a list item's label and depth, a list's kind or a
+    # fence's language, repeated thousands of times. Values are immutable, so sharing
+    # is invisible. A leaf's links are its own: not looked up (its keys are shared).
+    mappings: dict[tuple[tuple[str, Any], ...], PackedAttributes] = {}
+    keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
     add_kind, add_text, add_level, add_mapping, add_parent = (
         kinds.append,
         texts.append,
         levels.append,
-        mappings_of.append,
+        packed.append,
         parents.append,
     )
     for node in draft_nodes[1:]:
@@ -554,12 +553,17 @@ def _assemble(
         add_level(node.level)
         attributes = node.attributes
         if attributes is None:
-            add_mapping(no_attributes)
-        elif _OWN_ATTRIBUTES.isdisjoint(attributes):
-            items = tuple(attributes.items())
-            add_mapping(mappings.get(items) or mappings.setdefault(items, read_only(attributes)))
-        else:  # links, images, footnotes: a leaf's own, rarely repeated
-            add_mapping(read_only(attributes))
+            add_mapping(None)
+            continue
+        own = not _OWN_ATTRIBUTES.isdisjoint(attributes)  # links, images, footnotes
+        items = () if own else tuple(attributes.items())
+        found = None if own else mappings.get(items)
+        if found is None:
+            keys = tuple(attributes)
+            found = (keys_of.get(keys) or keys_of.setdefault(keys, keys), (*attributes.values(),))
+            if not own:
+                mappings[items] = found
+        add_mapping(found)
     starts.extend(node_starts[1:])
     ends.extend(node_ends[1:])
     del node_starts, node_ends
@@ -575,10 +579,10 @@ def _assemble(
         (starts, ends),
         parents,
         levels,
-        mappings_of,
-        serialization,
+        serialization=serialization,
+        packed_attributes=packed,
     )
-    del kinds, texts, starts, ends, parents, levels, mappings_of
+    del kinds, texts, starts, ends, parents, levels, packed
     draft_nodes.clear()  # garbage now
     # Units name their owners by position: no id string is kept for them (``NodeIds``).
     owner_positions = [owner + shift if owner else 0 for owner in owners] if shift else owners
