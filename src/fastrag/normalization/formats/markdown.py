@@ -430,17 +430,22 @@ def _definition_finder(
 
 def _char_map(draft: DraftTree, data: bytes, ascii_only: bool, base: int) -> ByteToChar:
     """The byte-to-code-point map of every offset in ``draft`` (identity for ASCII)."""
+    if ascii_only:  # a byte offset is a code-point offset
+        return ByteToChar(base)
+    wanted = 2 * len(draft.nodes) + 2 * (len(draft.units) // 3) + len(draft.exclusion_bounds)
+    found = ByteToChar.sparse(data, base, most=wanted)  # while cheaper per run than offset
+    if found is not None:
+        return found
     offsets: list[int] = []
-    if not ascii_only:  # ASCII needs no table: a byte offset is a code-point offset
-        # map() with attrgetter/itemgetter and slices of the flat lists read every
-        # offset from C: no bytecode each.
-        offsets.extend(map(_start, draft.nodes))
-        offsets.extend(map(_end, draft.nodes))
-        offsets.extend(draft.units[0::3])
-        offsets.extend(draft.units[1::3])
-        offsets.extend(draft.exclusion_bounds)
-        offsets.extend(map(_second, draft.diagnostics))
-    return ByteToChar(data, offsets, ascii_only=ascii_only, base=base)
+    # map() with attrgetter/itemgetter and slices of the flat lists read every offset
+    # from C: no bytecode each.
+    offsets.extend(map(_start, draft.nodes))
+    offsets.extend(map(_end, draft.nodes))
+    offsets.extend(draft.units[0::3])
+    offsets.extend(draft.units[1::3])
+    offsets.extend(draft.exclusion_bounds)
+    offsets.extend(map(_second, draft.diagnostics))
+    return ByteToChar.dense(data, offsets, base)
 
 
 def _assemble(
