@@ -4,12 +4,18 @@ The metadata of a chunk is mostly interval bookkeeping: ``retained_intervals`` (
 per coverage unit) and ``serialization_map`` (a 5-tuple per run), plus the
 ``structure_metadata`` projection. As tuples of tuples of ints these weighed more than
 the chunk texts themselves: about 1.2x the input for a 10 MB Markdown document, alive
-beside the tree until the last chunk is out. ``ChunkMetadata`` keeps the offsets in
-``array("q")`` columns and builds those values when they are read, so every reader
+beside the tree until the last chunk is out. ``ChunkMetadata`` keeps the offsets as
+int64 in one ``bytes`` and builds those values when they are read, so every reader
 (``build_embedding_text``, the validator, JSONL records, ``Document``) sees exactly the
 keys and the tuple values the contract (``fastrag.packing.contract``) names, in the same
 order, and an equal mapping compares equal. Each read of a built value is a new tuple:
 nothing read is cached, so reading does not grow the chunk back.
+
+Everything is held in one plain tuple of immutable values. Why: the cyclic collector
+walks every tracked container on each full collection, touching each reference it
+holds; a tuple of strings, numbers and bytes is untracked after its first collection,
+so a chunk costs it one object and one reference (with a slot per field, the chunks'
+references were half of every full collection's work on a 50 MB document).
 """
 
 from __future__ import annotations
@@ -17,38 +23,39 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterator, Mapping
 from itertools import chain
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, Final
 
 from fastrag.packing.contract import STRUCTURE_VERSION
 
 __all__ = ["ChunkMetadata"]
 
+# Positions in ChunkMetadata._fields.
+(
+    _DOCUMENT_ID,
+    _SECTION_IDS,
+    _HEADING_IDS,
+    _HEADING_PATH,
+    _DISPLAYED,
+    _EMBED,
+    _OFFSETS,
+    _RUN_KINDS,
+    _CONTEXT,
+    _OVERLAP,
+    _COUNT,
+    _OVERFLOW,
+    _LOSS,
+    _KIND,
+    _NODE_IDS,
+    _NODE_KINDS,
+    _IDENTITY,
+) = range(17)
+
 
 class ChunkMetadata(Mapping[str, Any]):
     """Read-only metadata of one structural chunk (see ``fastrag.packing.contract``)."""
 
-    __slots__ = (
-        "_atomic_structure_loss",
-        "_chunk_kind",
-        "_displayed_heading_ids",
-        "_document_id",
-        "_embed_heading_path",
-        "_embedding_token_count",
-        "_engine_identity",
-        "_heading_ids",
-        "_heading_path",
-        "_node_ids",
-        "_node_kinds",
-        "_node_positions",
-        "_overflow",
-        "_overlap_intervals",
-        "_repeated_context",
-        "_retained",
-        "_run_kinds",
-        "_runs",
-        "_section_ids",
-    )
+    __slots__ = ("_fields",)
 
     def __init__(self, values: Mapping[str, Any]) -> None:
         """Take the values of a metadata mapping with exactly the contract's keys.
@@ -78,33 +85,41 @@ class ChunkMetadata(Mapping[str, Any]):
             )
         runs = values["serialization_map"]
         projection = values["structure_metadata"]
-        self._document_id: str = values["document_id"]
-        self._section_ids: tuple[str, ...] = values["section_ids"]
-        self._heading_ids: tuple[str, ...] = values["heading_ids"]
-        self._heading_path: tuple[str, ...] = values["heading_path"]
-        self._displayed_heading_ids: tuple[str, ...] = values["displayed_heading_ids"]
-        self._embed_heading_path: bool = values["embed_heading_path"]
-        self._retained = array("q", chain.from_iterable(retained))
-        self._runs = array("q", [offset for run in runs for offset in run[:4]])
-        self._run_kinds: tuple[str, ...] = tuple(run[4] for run in runs)
-        self._repeated_context: tuple[tuple[int, int, str], ...] = values["repeated_context"]
-        self._overlap_intervals: tuple[tuple[int, int], ...] = values["overlap_intervals"]
-        self._embedding_token_count: int = values["embedding_token_count"]
-        self._overflow: bool = values["overflow"]
-        self._atomic_structure_loss: bool = values["atomic_structure_loss"]
-        self._chunk_kind: str = values["chunk_kind"]
+        document_id: str = values["document_id"]
         node_ids: tuple[str, ...] = projection["node_ids"]
-        self._node_kinds: tuple[str, ...] = projection["kinds"]
-        self._node_positions = _positions(self._document_id, node_ids, self._node_kinds)
-        self._node_ids = () if self._node_positions is not None else node_ids
-        self._engine_identity: str = values["engine_identity"]
+        node_kinds: tuple[str, ...] = projection["kinds"]
+        positions = _positions(document_id, node_ids, node_kinds)
+        # Int64 in one bytes: retained pairs, the map runs' four offsets, node numbers.
+        offsets = array("q", chain.from_iterable(retained))
+        offsets.extend([offset for run in runs for offset in run[:4]])
+        if positions is not None:
+            offsets.extend(positions)
+        self._fields = (
+            document_id,
+            values["section_ids"],
+            values["heading_ids"],
+            values["heading_path"],
+            values["displayed_heading_ids"],
+            values["embed_heading_path"],
+            offsets.tobytes(),
+            tuple(run[4] for run in runs),
+            values["repeated_context"],
+            values["overlap_intervals"],
+            values["embedding_token_count"],
+            values["overflow"],
+            values["atomic_structure_loss"],
+            values["chunk_kind"],
+            None if positions is not None else node_ids,
+            node_kinds,
+            values["engine_identity"],
+        )
 
     def __getitem__(self, key: str) -> Any:
         try:
             read = _READERS[key]
         except (KeyError, TypeError):
             raise KeyError(key) from None
-        return read(self)
+        return read(self._fields)
 
     def __contains__(self, key: object) -> bool:
         return key in _READERS  # without building the value, as Mapping's default would
@@ -122,27 +137,45 @@ class ChunkMetadata(Mapping[str, Any]):
         # Chunks cross process pools; the rebuilt mapping is equal to this one.
         return (ChunkMetadata, (dict(self),))
 
-    def _retained_intervals(self) -> tuple[tuple[int, int], ...]:
-        offsets = iter(self._retained)
-        return tuple(zip(offsets, offsets, strict=True))
 
-    def _serialization_map(self) -> tuple[tuple[int, int, int, int, str], ...]:
-        runs = self._runs
-        return tuple(
-            zip(runs[0::4], runs[1::4], runs[2::4], runs[3::4], self._run_kinds, strict=True)
+def _parts(fields: tuple[Any, ...]) -> tuple[memoryview, memoryview, memoryview]:
+    """The offsets' three parts: retained pairs, map runs, node numbers."""
+    offsets = memoryview(fields[_OFFSETS]).cast("q")
+    numbers = 0 if fields[_NODE_IDS] is not None else len(fields[_NODE_KINDS])
+    runs = len(offsets) - numbers
+    retained = runs - 4 * len(fields[_RUN_KINDS])
+    return offsets[:retained], offsets[retained:runs], offsets[runs:]
+
+
+def _char_start(fields: tuple[Any, ...]) -> int:
+    return int(memoryview(fields[_OFFSETS]).cast("q")[0])
+
+
+def _char_end(fields: tuple[Any, ...]) -> int:
+    return int(_parts(fields)[0][-1])
+
+
+def _retained_intervals(fields: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
+    offsets = iter(_parts(fields)[0])
+    return tuple(zip(offsets, offsets, strict=True))
+
+
+def _serialization_map(fields: tuple[Any, ...]) -> tuple[tuple[int, int, int, int, str], ...]:
+    runs = _parts(fields)[1]
+    kinds = fields[_RUN_KINDS]
+    return tuple(zip(runs[0::4], runs[1::4], runs[2::4], runs[3::4], kinds, strict=True))
+
+
+def _structure_metadata(fields: tuple[Any, ...]) -> dict[str, tuple[str, ...]]:
+    # A plain dict, as the engine always gave: chunk metadata stays JSON-serializable.
+    kinds, node_ids = fields[_NODE_KINDS], fields[_NODE_IDS]
+    if node_ids is None:
+        prefix = fields[_DOCUMENT_ID]
+        node_ids = tuple(
+            f"{prefix}:{kind}:{number}"
+            for kind, number in zip(kinds, _parts(fields)[2], strict=True)
         )
-
-    def _structure_metadata(self) -> dict[str, tuple[str, ...]]:
-        # A plain dict, as the engine always gave: chunk metadata stays JSON-serializable.
-        kinds, positions = self._node_kinds, self._node_positions
-        node_ids = self._node_ids
-        if positions is not None:
-            prefix = self._document_id
-            node_ids = tuple(
-                f"{prefix}:{kind}:{position}"
-                for kind, position in zip(kinds, positions, strict=True)
-            )
-        return {"node_ids": node_ids, "kinds": kinds}
+    return {"node_ids": node_ids, "kinds": kinds}
 
 
 def _positions(
@@ -170,31 +203,31 @@ def _positions(
     return numbers
 
 
-def _constant(value: Any) -> Callable[[ChunkMetadata], Any]:
-    return lambda _metadata: value
+def _constant(value: Any) -> Callable[[tuple[Any, ...]], Any]:
+    return lambda _fields: value
 
 
-_READERS: Final[dict[str, Callable[[ChunkMetadata], Any]]] = {
+_READERS: Final[dict[str, Callable[[tuple[Any, ...]], Any]]] = {
     "structure_version": _constant(STRUCTURE_VERSION),
-    "document_id": attrgetter("_document_id"),
-    "section_ids": attrgetter("_section_ids"),
-    "heading_ids": attrgetter("_heading_ids"),
-    "heading_path": attrgetter("_heading_path"),
-    "displayed_heading_ids": attrgetter("_displayed_heading_ids"),
-    "embed_heading_path": attrgetter("_embed_heading_path"),
-    "char_start": lambda metadata: metadata._retained[0],
-    "char_end": lambda metadata: metadata._retained[-1],
-    "retained_intervals": ChunkMetadata._retained_intervals,
-    "serialization_map": ChunkMetadata._serialization_map,
-    "repeated_context": attrgetter("_repeated_context"),
-    "overlap_intervals": attrgetter("_overlap_intervals"),
-    "embedding_token_count": attrgetter("_embedding_token_count"),
-    "overflow": attrgetter("_overflow"),
-    "atomic_structure_loss": attrgetter("_atomic_structure_loss"),
-    "chunk_kind": attrgetter("_chunk_kind"),
-    "structure_metadata": ChunkMetadata._structure_metadata,
-    "engine_identity": attrgetter("_engine_identity"),
+    "document_id": itemgetter(_DOCUMENT_ID),
+    "section_ids": itemgetter(_SECTION_IDS),
+    "heading_ids": itemgetter(_HEADING_IDS),
+    "heading_path": itemgetter(_HEADING_PATH),
+    "displayed_heading_ids": itemgetter(_DISPLAYED),
+    "embed_heading_path": itemgetter(_EMBED),
+    "char_start": _char_start,
+    "char_end": _char_end,
+    "retained_intervals": _retained_intervals,
+    "serialization_map": _serialization_map,
+    "repeated_context": itemgetter(_CONTEXT),
+    "overlap_intervals": itemgetter(_OVERLAP),
+    "embedding_token_count": itemgetter(_COUNT),
+    "overflow": itemgetter(_OVERFLOW),
+    "atomic_structure_loss": itemgetter(_LOSS),
+    "chunk_kind": itemgetter(_KIND),
+    "structure_metadata": _structure_metadata,
+    "engine_identity": itemgetter(_IDENTITY),
 }
-"""How each key is read, in the order the engine has always written them."""
+"""How each key is read from the fields, in the order the engine has always written them."""
 
 KEYS: Final[tuple[str, ...]] = tuple(_READERS)

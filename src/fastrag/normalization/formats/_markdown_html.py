@@ -289,6 +289,11 @@ def _insert_sorted(
         ends[:] = array("q", [item[1] for item in merged])
         reasons[:] = [item[2] for item in merged]
         return
+    if not added:
+        return
+    # Where each goes among the exclusions there (after any equal one), then one merge
+    # by slices: an insert each would move the whole tail each time.
+    places: list[int] = []
     for start, end, reason in added:
         index = bisect_right(starts, start - 1)  # the first start >= start
         while index < len(starts) and (starts[index], ends[index], reasons[index]) <= (
@@ -297,6 +302,18 @@ def _insert_sorted(
             reason,
         ):
             index += 1
-        starts.insert(index, start)
-        ends.insert(index, end)
-        reasons.insert(index, reason)
+        places.append(index)
+    merged_starts, merged_ends, merged_reasons = array("q"), array("q"), []
+    previous = 0
+    for (start, end, reason), index in zip(added, places, strict=True):
+        merged_starts += starts[previous:index]
+        merged_ends += ends[previous:index]
+        merged_reasons += reasons[previous:index]
+        merged_starts.append(start)
+        merged_ends.append(end)
+        merged_reasons.append(reason)
+        previous = index
+    merged_starts += starts[previous:]
+    merged_ends += ends[previous:]
+    merged_reasons += reasons[previous:]
+    starts[:], ends[:], reasons[:] = merged_starts, merged_ends, merged_reasons

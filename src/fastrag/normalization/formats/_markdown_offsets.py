@@ -9,9 +9,9 @@ character in Python costs more than parsing it. Two ways, both exact and C-bound
   offset on a character boundary is its code-point offset plus the continuation bytes
   (``0x80``-``0xBF``) before it. The runs of continuation bytes are found once (4 KiB
   blocks that are ASCII are skipped by ``bytes.isascii``), and each offset subtracts
-  the bytes of the runs that start before it (a bisection). Nothing per offset is kept:
-  no set, no sorted copy, no table, which on 50 MB of Markdown were the normalizer's
-  peak (1.8x the input).
+  the bytes of the runs that start before it (a bisection among its block's runs).
+  Nothing per offset is kept: no set, no sorted copy, no table, which on 50 MB of
+  Markdown were the normalizer's peak (1.8x the input).
 * **Dense** (more non-ASCII characters than offsets to convert: CJK text, say). Every
   offset is collected, sorted once, and only the bytes *between* consecutive offsets
   are decoded, each byte once, into a table.
@@ -24,13 +24,14 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable
 from itertools import accumulate, chain, repeat
-from operator import sub
+from operator import add, rshift, sub
 from typing import Final
 
 __all__ = ["ByteToChar"]
 
 _CONTINUATION_RUN: Final = re.compile(rb"[\x80-\xbf]+")
-_BLOCK: Final = 4096
+_SHIFT: Final = 12
+_BLOCK: Final = 1 << _SHIFT
 """Bytes read by one ``isascii`` test before a block is searched for runs."""
 
 
@@ -41,7 +42,7 @@ class ByteToChar:
     front matter), whose code points start at ``base`` in ``Document.content``.
     """
 
-    __slots__ = ("_base", "_extra", "_run_starts", "_table")
+    __slots__ = ("_base", "_extra", "_first_run", "_run_starts", "_table")
 
     def __init__(self, base: int) -> None:
         """The identity (plus ``base``): for ASCII text a byte offset *is* a code-point
@@ -50,6 +51,7 @@ class ByteToChar:
         self._table: dict[int, int] | None = None
         self._run_starts: list[int] | None = None
         self._extra: list[int] = [0]
+        self._first_run: list[int] = []
 
     @classmethod
     def sparse(cls, data: bytes, base: int, most: int) -> ByteToChar | None:
@@ -58,8 +60,10 @@ class ByteToChar:
         mapper = cls(base)
         starts: list[int] = []
         lengths: list[int] = []
+        first_run = mapper._first_run  # per block: how many runs start before it
         find = _CONTINUATION_RUN.finditer
         for block in range(0, len(data), _BLOCK):
+            first_run.append(len(starts))
             if data[block : block + _BLOCK].isascii():
                 continue
             for run in find(data, block, block + _BLOCK):
@@ -68,6 +72,7 @@ class ByteToChar:
                 lengths.append(last - first)
             if len(starts) > most:
                 return None
+        first_run += (len(starts), len(starts))  # the blocks of len(data) and after it
         mapper._run_starts = starts
         mapper._extra = [0, *accumulate(lengths)]
         return mapper
@@ -110,7 +115,13 @@ class ByteToChar:
             found = map(table.__getitem__, offsets)
         elif starts:
             offsets = offsets if isinstance(offsets, list | array) else list(offsets)
-            runs_before = map(bisect_left, repeat(starts), offsets)
+            # Bisection within the offset's 4 KiB block only: its runs are
+            # starts[first[block]:first[block + 1]], usually none or one.
+            first = self._first_run
+            blocks = list(map(rshift, offsets, repeat(_SHIFT)))
+            low = map(first.__getitem__, blocks)
+            high = map(first.__getitem__, map(add, blocks, repeat(1)))
+            runs_before = map(bisect_left, repeat(starts), offsets, low, high)
             found = map(sub, offsets, map(self._extra.__getitem__, runs_before))
         else:
             found = offsets
