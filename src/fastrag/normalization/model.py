@@ -744,7 +744,8 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
     an id string, a copy of its source text and an index entry per node: 3.3x the input
     of 10 MB of Markdown, more than half the tree, for ~28,000 nodes a 3 MB document
     has. Here a node costs its offsets, its parent's position and references to shared
-    values (kind, attributes, level); ids are numbered (node ``i`` is
+    values (kind, level, and attributes kept as ``(keys, values)`` tuples, built into a
+    read-only mapping on access); ids are numbered (node ``i`` is
     ``f"{id_prefix}:{kind}:{i}"``, so distinct and found by position without a table),
     a leaf's text is its source slice, cut when the node is built, and children are
     found from the parent column (an adapter lists children in document order).
