@@ -197,10 +197,16 @@ def _positions(
             not node_id.startswith(head)
             or not (number.isascii() and number.isdigit())
             or (number[0] == "0" and len(number) > 1)
+            or len(number) > _DIGITS
         ):
             return None
         numbers.append(int(number))
     return numbers
+
+
+_DIGITS: Final = 18
+"""Longest number kept as one: any 18 digits fit in an int64 (an adapter's own ids may
+carry longer ones, kept as strings)."""
 
 
 def _constant(value: Any) -> Callable[[tuple[Any, ...]], Any]:

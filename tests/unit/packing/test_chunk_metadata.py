@@ -151,6 +151,8 @@ def test_the_engine_emits_it_and_it_holds_far_less_than_the_tuples() -> None:
         ("doc:heading:2", "other:paragraph:3"),  # another document
         ("doc:heading:2", "doc:paragraph:"),
         ("doc:heading:2", "intro"),  # an adapter's own names
+        ("doc:heading:2", "doc:paragraph:" + "9" * 19),  # past an int64
+        ("doc:heading:2", "doc:paragraph:" + "9" * 5000),  # past int()'s digit limit
     ],
 )
 def test_node_ids_read_back_whatever_their_shape(node_ids: tuple[str, ...]) -> None:
