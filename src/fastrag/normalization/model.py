@@ -964,29 +964,49 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         return MappingProxyType(dict(zip(keys, values, strict=True)))
 
 
-def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[PackedAttributes, ...]:
-    """Each node's attributes as ``(keys, values)`` tuples (``None``: none).
+class AttributePacker:
+    """Packs attribute mappings as ``Nodes`` keeps them, ``(keys, values)``, sharing repeats.
 
     Why: a leaf with links has attributes of its own, and as a dict behind its proxy they
     cost about twice its (keys, values); packed, the tree of 10 MB of Markdown fell from
-    3.2x to 2.8x the input (tracemalloc). A
-    mapping given for several nodes is packed once and shared, and so is each distinct
-    tuple of keys.
+    3.2x to 2.8x the input (tracemalloc). Each distinct tuple of keys is kept once;
+    ``shared`` also gives equal mappings one pair (a list item's label and depth, a
+    fence's language: repeated thousands of times), ``own`` a pair of the mapping's own
+    (a leaf's links: rarely repeated, not worth looking up). Values must be immutable.
     """
+
+    __slots__ = ("_equal", "_keys")
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._equal: dict[tuple[tuple[str, Any], ...], PackedAttributes] = {}
+
+    def own(self, mapping: Mapping[str, Any]) -> PackedAttributes:
+        if not mapping:
+            return None
+        keys = tuple(mapping)
+        return (self._keys.setdefault(keys, keys), tuple(mapping.values()))
+
+    def shared(self, mapping: Mapping[str, Any]) -> PackedAttributes:
+        items = tuple(mapping.items())
+        found = self._equal.get(items)
+        if found is None:
+            found = self._equal[items] = self.own(mapping)
+        return found
+
+
+def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[PackedAttributes, ...]:
+    """Each node's attributes packed (``None``: none); a mapping given for several nodes
+    is packed once (by identity: values need not be hashable)."""
+    packer = AttributePacker()
     packed_of: dict[int, PackedAttributes] = {}
-    keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
     packed: list[PackedAttributes] = []
-    add = packed.append
     for mapping in mappings:
         # ``mappings`` holds every mapping until the loop ends: their ids stay distinct.
-        if id(mapping) in packed_of:
-            add(packed_of[id(mapping)])
-            continue
-        found: PackedAttributes = None
-        if mapping:
-            keys = tuple(mapping)
-            found = (keys_of.setdefault(keys, keys), tuple(mapping.values()))
-        add(packed_of.setdefault(id(mapping), found))
+        key = id(mapping)
+        if key not in packed_of:
+            packed_of[key] = packer.own(mapping)
+        packed.append(packed_of[key])
     return tuple(packed)
 
 

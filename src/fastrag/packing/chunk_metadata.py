@@ -15,7 +15,7 @@ Everything is held in one plain tuple of immutable values. Why: the cyclic colle
 walks every tracked container on each full collection, touching each reference it
 holds; a tuple of strings, numbers and bytes is untracked after its first collection,
 so a chunk costs it one object and one reference (with a slot per field, the chunks'
-references were half of every full collection's work on a 50 MB document).
+held half the references a full collection visited on a 50 MB document).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class ChunkMetadata(Mapping[str, Any]):
         ``char_start``/``char_end`` its first start and last end: they are read back
         from it rather than stored.
         """
-        if list(values) != list(KEYS):
+        if tuple(values) != KEYS:
             raise ValueError(
                 f"chunk metadata needs exactly the keys {KEYS} in that order (got {tuple(values)})"
             )

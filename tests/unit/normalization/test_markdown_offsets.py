@@ -8,7 +8,7 @@ from itertools import accumulate
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastrag.normalization.formats._markdown_html import _insert_sorted
+from fastrag.normalization.formats._markdown_html import _insert_sorted, _splice
 from fastrag.normalization.formats._markdown_offsets import _BLOCK, ByteToChar
 
 TEXT = st.lists(
@@ -66,13 +66,11 @@ def test_a_dense_list_of_offsets_is_consumed_and_the_table_closed() -> None:
 @given(
     st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from("ab"))),
     st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30), st.sampled_from("ab"))),
-    st.booleans(),
 )
 def test_exclusions_from_html_blocks_go_where_sorting_all_would_put_them(
-    existing: list[tuple[int, int, str]], added: list[tuple[int, int, str]], ordered: bool
+    existing: list[tuple[int, int, str]], added: list[tuple[int, int, str]]
 ) -> None:
-    if ordered:
-        existing.sort()
+    existing.sort()  # the draft's, in source order
     exclusions = (
         array("q", [item[0] for item in existing]),
         array("q", [item[1] for item in existing]),
@@ -81,3 +79,22 @@ def test_exclusions_from_html_blocks_go_where_sorting_all_would_put_them(
     _insert_sorted(exclusions, sorted(added))
     expected = sorted([*existing, *added])
     assert list(zip(*exclusions, strict=True)) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 9), max_size=30), st.data())
+def test_a_splice_of_parallel_columns_equals_editing_them_one_by_one(
+    values: list[int], data: st.DataObject
+) -> None:
+    chosen = data.draw(st.sets(st.integers(0, max(len(values) - 1, 0)), max_size=len(values)))
+    edits = [
+        (index, int(index < len(values)), ([index * 100] * (index % 3), ["x"] * (index % 3)))
+        for index in sorted(chosen)
+    ]
+    numbers, labels = array("q", values), [str(value) for value in values]
+    expected_numbers, expected_labels = list(values), list(labels)
+    for index, removed, (new_numbers, new_labels) in reversed(edits):
+        expected_numbers[index : index + removed] = new_numbers
+        expected_labels[index : index + removed] = new_labels
+    _splice((numbers, labels), edits)
+    assert list(numbers) == expected_numbers and labels == expected_labels

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from array import array
-from bisect import bisect_right
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass
-from itertools import islice
-from operator import le
+from typing import Any
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
@@ -256,12 +255,15 @@ def read_html_blocks(
             places.append((index, owner, found))
             del read[owner]  # only its first unit is the block's
     added: list[tuple[int, int, str]] = []
-    for index, owner, found in reversed(places):  # from the end: indices stay valid
+    replacements: list[tuple[int, int, tuple[list[Any], ...]]] = []
+    for index, owner, found in places:
         start = starts[index]
-        starts[index : index + 1] = array("q", [start + first for first, _ in found.units])
-        ends[index : index + 1] = array("q", [start + last for _, last in found.units])
-        owners[index : index + 1] = [owner] * len(found.units)
+        shifted = [(start + first, start + last) for first, last in found.units]
+        replacements.append(
+            (index, 1, ([a for a, _ in shifted], [b for _, b in shifted], [owner] * len(shifted)))
+        )
         added.extend((start + a, start + b, reason) for a, b, reason in found.exclusions)
+    _splice((starts, ends, owners), replacements)
     _insert_sorted(exclusions, sorted(added))
     return {
         owner: (
@@ -278,42 +280,38 @@ def read_html_blocks(
 def _insert_sorted(
     exclusions: tuple[array[int], array[int], list[str]], added: list[tuple[int, int, str]]
 ) -> None:
-    """Insert ``added`` (sorted) into the exclusions, in place, keeping them in the order
-    ``sorted()`` of all of them as ``(start, end, reason)`` would give (an equal one
-    goes after those already there)."""
+    """Insert ``added`` (sorted) into the exclusions (in source order, as the draft
+    records them), in place, in the order ``sorted()`` of all of them as ``(start, end,
+    reason)`` would give (an equal one goes after those already there)."""
     starts, ends, reasons = exclusions
-    keys = zip(starts, ends, reasons, strict=True)
-    if not all(map(le, keys, islice(zip(starts, ends, reasons, strict=True), 1, None))):
-        merged = sorted([*zip(starts, ends, reasons, strict=True), *added])  # not in order
-        starts[:] = array("q", [item[0] for item in merged])
-        ends[:] = array("q", [item[1] for item in merged])
-        reasons[:] = [item[2] for item in merged]
-        return
-    if not added:
-        return
-    # Where each goes among the exclusions there (after any equal one), then one merge
-    # by slices: an insert each would move the whole tail each time.
-    places: list[int] = []
+    edits: list[tuple[int, int, tuple[list[Any], ...]]] = []
     for start, end, reason in added:
-        index = bisect_right(starts, start - 1)  # the first start >= start
+        index = bisect_left(starts, start)  # then past any equal one already there
         while index < len(starts) and (starts[index], ends[index], reasons[index]) <= (
             start,
             end,
             reason,
         ):
             index += 1
-        places.append(index)
-    merged_starts, merged_ends, merged_reasons = array("q"), array("q"), []
+        edits.append((index, 0, ([start], [end], [reason])))
+    _splice(exclusions, edits)
+
+
+def _splice(
+    columns: tuple[MutableSequence[Any], ...], edits: list[tuple[int, int, tuple[list[Any], ...]]]
+) -> None:
+    """Apply ``(index, removed, new values per column)`` edits, in ascending order of
+    index, to parallel columns in place, by one merge of slices: a slice assignment or
+    an insert each would move the whole tail each time (1.2 s on 50 MB of Markdown)."""
+    if not edits:
+        return
+    merged = [column[:0] for column in columns]  # empty, of each column's type
     previous = 0
-    for (start, end, reason), index in zip(added, places, strict=True):
-        merged_starts += starts[previous:index]
-        merged_ends += ends[previous:index]
-        merged_reasons += reasons[previous:index]
-        merged_starts.append(start)
-        merged_ends.append(end)
-        merged_reasons.append(reason)
-        previous = index
-    merged_starts += starts[previous:]
-    merged_ends += ends[previous:]
-    merged_reasons += reasons[previous:]
-    starts[:], ends[:], reasons[:] = merged_starts, merged_ends, merged_reasons
+    for index, removed, values in edits:
+        for out, column, new in zip(merged, columns, values, strict=True):
+            out.extend(column[previous:index])
+            out.extend(new)
+        previous = index + removed
+    for out, column in zip(merged, columns, strict=True):
+        out.extend(column[previous:])
+        column[:] = out

@@ -134,6 +134,7 @@ from fastrag.normalization.formats._markdown_tree import (
 )
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
+    AttributePacker,
     Exclusions,
     MapSegment,
     NodeIds,
@@ -474,11 +475,11 @@ def _assemble(
     unit_starts = many(draft_units[0::3])
     unit_ends = many(draft_units[1::3])
     owners = draft_units[2::3]
-    del draft_units[:]
+    draft_units.clear()
     exclusion_starts = many(bounds[0::2])
     exclusion_ends = many(bounds[1::2])
     reasons = draft.exclusion_reasons
-    del bounds[:]
+    bounds.clear()
     diagnostics.extend(
         template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
     )
@@ -536,12 +537,10 @@ def _assemble(
         levels += (1, 1)
         packed += (None, None)
         top = 1  # the draft's top-level nodes: the section's
-    # Attributes go to the columns as ``Nodes`` keeps them, (keys, values). Equal ones
-    # share one pair: most are a list item's label and depth, a list's kind or a
-    # fence's language, repeated thousands of times. Values are immutable, so sharing
-    # is invisible. A leaf's links are its own: not looked up (its keys are shared).
-    mappings: dict[tuple[tuple[str, Any], ...], PackedAttributes] = {}
-    keys_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+    # Attributes go to the columns packed as ``Nodes`` keeps them; equal ones share one
+    # pair, a leaf's links, images and footnotes are its own (see ``AttributePacker``).
+    packer = AttributePacker()
+    own, shared = packer.own, packer.shared
     add_kind, add_text, add_level, add_mapping, add_parent = (
         kinds.append,
         texts.append,
@@ -559,16 +558,10 @@ def _assemble(
         attributes = node.attributes
         if attributes is None:
             add_mapping(None)
-            continue
-        own = not _OWN_ATTRIBUTES.isdisjoint(attributes)  # links, images, footnotes
-        items = () if own else tuple(attributes.items())
-        found = None if own else mappings.get(items)
-        if found is None:
-            keys = tuple(attributes)
-            found = (keys_of.get(keys) or keys_of.setdefault(keys, keys), (*attributes.values(),))
-            if not own:
-                mappings[items] = found
-        add_mapping(found)
+        elif _OWN_ATTRIBUTES.isdisjoint(attributes):
+            add_mapping(shared(attributes))
+        else:
+            add_mapping(own(attributes))
     starts.extend(node_starts[1:])
     ends.extend(node_ends[1:])
     del node_starts, node_ends
@@ -623,5 +616,5 @@ def _assemble(
     # or both count toward the peak (together about the input's size).
     del nodes, units, exclusions
     del unit_starts, unit_ends, exclusion_starts, exclusion_ends
-    del owners, reasons, mappings
+    del owners, reasons, packer
     return result.validate()
