@@ -143,8 +143,7 @@ class _Builder:
         self.ids: dict[int, str] = {}
         """Id of each owner and block position met in this window: one string per node,
         shared by its units (``Nodes`` builds an id on each request)."""
-        self._root: dict[int, int] = {0: 0} if normalized.nodes else {}
-        self.section_at: dict[int, int] = dict(self._root)
+        self.section_at: dict[int, int] = {}
         """Section index of each node position met in this window (the root's is 0)."""
         self.section_index: dict[int, int] = {}
         """Section index of each section node met in the document."""
@@ -158,7 +157,7 @@ class _Builder:
         again is found in ``section_index`` rather than added twice."""
         self.owners.clear()
         self.ids.clear()
-        self.section_at = dict(self._root)
+        self.section_at.clear()
 
     def owner_positions(self, units: Units) -> Iterable[int]:
         """The position of each unit's owner: read off ``NodeIds`` of this very tree,
