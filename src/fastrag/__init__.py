@@ -4,13 +4,17 @@ Importing this package is cheap: heavy optional libraries (torch, docling, pymil
 dask) are imported only by the features that need them.
 """
 
-from fastrag.exceptions import (
+from fastrag._pure import prefer_sources
+
+prefer_sources()  # before any compiled module is imported (FASTRAG_PURE_PYTHON=1)
+
+from fastrag.exceptions import (  # noqa: E402  # after the import switch above
     ChunkingError,
     ConfigurationError,
     FastragError,
     ParsingError,
 )
-from fastrag.models import ContentFormat, Document
+from fastrag.models import ContentFormat, Document  # noqa: E402
 
 __all__ = [
     "ChunkingError",

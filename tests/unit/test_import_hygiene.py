@@ -51,6 +51,7 @@ LAYERS = {
     "_checks": 0,
     "_collector": 0,
     "_titles": 0,
+    "_pure": 0,
     "normalization": 1,
     "tokenization": 1,
     "packing": 2,

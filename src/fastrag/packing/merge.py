@@ -96,21 +96,8 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
         for atom in atoms
     ]
 
-    def strength(first: int, end: int) -> int:
-        if end >= count:
-            return _END
-        before, after = atoms[end - 1], atoms[end]
-        block = blocks[before.block]
-        if block.behaviour.attach_forward and before.end == len(block.text):
-            return Strength.NEVER
-        if blank[end] or all(blank[first:end]):
-            return Strength.NEVER
-        return after.strength
-
-    def trailing(end: int) -> int:
-        if end >= count or atoms[end].block != atoms[end - 1].block:
-            return 0
-        return costs.end(atoms[end - 1].block, atoms[end - 1].end)
+    edges = _Edges(costs, atoms, blocks, blank)
+    strength, trailing = edges.strength, edges.trailing
 
     plans: list[Plan] = []
     first = 0
@@ -164,6 +151,45 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
         plans.append(Plan(tuple(chosen), kind, start, body, trailing(best)))
         first = best
     return plans
+
+
+class _Edges:
+    """What ending a chunk between two atoms of a run means: how good a cut it is and
+    what the last atom's block adds when cut there.
+
+    An object rather than two closures in ``pack_atoms``: compiled (setup.py), nested
+    functions and the environment they share refer to each other, so each call left
+    the run's atoms and blocks as cyclic garbage for the collector.
+    """
+
+    __slots__ = ("atoms", "blank", "blocks", "costs", "count")
+
+    def __init__(
+        self, costs: Costs, atoms: Sequence[Atom], blocks: Sequence[Block], blank: list[bool]
+    ) -> None:
+        self.costs = costs
+        self.atoms = atoms
+        self.blocks = blocks
+        self.blank = blank
+        self.count = len(atoms)
+
+    def strength(self, first: int, end: int) -> int:
+        if end >= self.count:
+            return _END
+        atoms, blank = self.atoms, self.blank
+        before, after = atoms[end - 1], atoms[end]
+        block = self.blocks[before.block]
+        if block.behaviour.attach_forward and before.end == len(block.text):
+            return Strength.NEVER
+        if blank[end] or all(blank[first:end]):
+            return Strength.NEVER
+        return after.strength
+
+    def trailing(self, end: int) -> int:
+        atoms = self.atoms
+        if end >= self.count or atoms[end].block != atoms[end - 1].block:
+            return 0
+        return self.costs.end(atoms[end - 1].block, atoms[end - 1].end)
 
 
 def _without_runt(

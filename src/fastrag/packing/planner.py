@@ -49,27 +49,27 @@ class Planner:
         plans = self._settle(plans, leftover) if leftover else plans
         return self._without_blank(plans)
 
+    def _shows(self, plan: Plan) -> bool:
+        """Whether ``plan`` shows any text."""
+        blocks = self.costs.layout.blocks
+        for atom in plan.atoms:
+            block = blocks[atom.block]
+            if block.blank:
+                continue
+            # A whole block that is not blank shows text by definition: no need to
+            # build its cut site (what ``shows_text`` would consult) just to ask.
+            if atom.start == 0 and atom.end == len(block.text):
+                return True
+            if self.costs.site(atom.block).shows_text(atom.start, atom.end):
+                return True
+        return False
+
     def _without_blank(self, plans: list[Plan]) -> list[Plan]:
         """Join every plan that shows no text to its neighbour (it would vanish alone)."""
-        blocks = self.costs.layout.blocks
-
-        def shows(plan: Plan) -> bool:
-            for atom in plan.atoms:
-                block = blocks[atom.block]
-                if block.blank:
-                    continue
-                # A whole block that is not blank shows text by definition: no need to
-                # build its cut site (what ``shows_text`` would consult) just to ask.
-                if atom.start == 0 and atom.end == len(block.text):
-                    return True
-                if self.costs.site(atom.block).shows_text(atom.start, atom.end):
-                    return True
-            return False
-
         kept: list[Plan] = []
         waiting: list[Atom] = []
         for plan in plans:
-            if not shows(plan):
+            if not self._shows(plan):
                 if kept:
                     last = kept[-1]
                     kept[-1] = plan_of(self.costs, [*last.atoms, *plan.atoms], MERGED)

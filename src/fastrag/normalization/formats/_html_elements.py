@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fastrag.normalization.formats._html_frames import Frame
 from fastrag.normalization.formats._html_tags import BARRIER_TAGS, OPTIONAL_END, Category
+from fastrag.normalization.formats._html_tokens import Tokenizer
 
 __all__ = ["MAX_DIAGNOSTICS", "OpenElements"]
 
@@ -23,11 +24,14 @@ _TABLE_PARTS: dict[int, tuple[str, ...]] = {
 }
 
 
-class OpenElements:
-    """The stack of open elements (tag names and their frames) of one parse."""
+class OpenElements(Tokenizer):
+    """The stack of open elements (tag names and their frames) of one parse.
 
-    content: str
-    pos: int  # where the event being handled starts
+    A ``Tokenizer`` only so that the tree builder has a single line of base classes
+    (``TreeBuilder`` -> ``BlockTree`` -> this -> ``Tokenizer``): the compiled build
+    (setup.py) supports no multiple inheritance. The builder initializes both parts.
+    """
+
     sup: int  # open-element index of the element being excluded, or -1
 
     def __init__(self) -> None:

@@ -99,7 +99,7 @@ class _RestIsExcludedError(Exception):
     """Raised inside the parse when the rest of the input is known to be one exclusion."""
 
 
-class TreeBuilder(BlockTree, Tokenizer):
+class TreeBuilder(BlockTree):
     """One pass over one document; ``run()`` leaves the draft in ``root`` and ``claims``."""
 
     def __init__(

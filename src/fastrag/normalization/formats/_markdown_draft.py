@@ -312,7 +312,9 @@ class Walker:
         self.image_marks: list[int] = []
         self.heading_html: list[str] = []
         self.links: list[tuple[str, list[str], str]] = []  # links/images being read
-        self.link_pairs: dict[tuple[str, str], tuple[str, str]] = {}  # see end_link
+        # Variable-length tuples: a compiled build (setup.py) keeps a fixed-length one unboxed
+        # and would box a fresh copy per repeat, losing the sharing.
+        self.link_pairs: dict[tuple[str, ...], tuple[str, ...]] = {}  # see end_link
         # The open block's "links" list (see end_link); None until looked up, and reset
         # whenever the block receiving inlines (open leaf, else innermost container) changes.
         self.link_sink: list[Any] | None = None
@@ -757,7 +759,7 @@ class Walker:
         if links:
             kind, parts, target = links.pop()
             text = "".join(parts).strip()
-            pair = (text, target)
+            pair: tuple[str, ...] = (text, target)
             pair = self.link_pairs.setdefault(pair, pair)
             if kind == "Link":
                 sink = self.link_sink

@@ -294,7 +294,7 @@ def _checker(
 def _closed(events: list[tuple[Any, Any]], data: bytes) -> bool:
     """Whether the last top-level block of ``data`` is closed by its own text."""
     depth = 0
-    for event, span in reversed(events):
+    for event, span in events[::-1]:  # not reversed(): mypyc 2.4 fails on it here
         if type(event) is not dict:
             continue
         if "End" in event:
