@@ -29,6 +29,7 @@ reports. Offsets are UTF-8 byte offsets; the caller maps them to code points onc
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -209,11 +210,12 @@ class DraftTree:
     # The root's children: the one child list the adapter reads (a list per parent was
     # 0.45x the input of 10 MB of Markdown); the tree's children come from the parents.
     root_children: list[int]
-    # Flat lists, not a tuple per record: no tracked object per unit or exclusion for
-    # the garbage collector to count and walk, and C-level slices (``units[0::3]``)
-    # read each field back.
-    units: list[int]  # start, end, owner node of each unit in turn
-    exclusion_bounds: list[int]  # start, end of each exclusion in turn
+    # Flat machine-int arrays, not a tuple per record: no object per unit, offset or
+    # exclusion (a compiled build, setup.py, would box a fresh int for each offset a
+    # list holds, where the interpreter shares the parser's), and C-level slices
+    # (``units[0::3]``) read each field back.
+    units: array[int]  # start, end, owner node of each unit in turn
+    exclusion_bounds: array[int]  # start, end of each exclusion in turn
     exclusion_reasons: list[str]
     # (message template with "{offset}", byte offset): offsets are mapped later.
     diagnostics: list[tuple[str, int]]
@@ -286,8 +288,8 @@ class Walker:
         self.root_children: list[int] = []
         self.shared_attributes: dict[tuple[str, int], dict[str, Any]] = {}
         self.shared_ids: set[int] = set()  # of shared_attributes' values, alive as long
-        self.units: list[int] = []  # flat, see DraftTree
-        self.exclusion_bounds: list[int] = []
+        self.units: array[int] = array("q")  # flat, see DraftTree
+        self.exclusion_bounds: array[int] = array("q")
         self.exclusion_reasons: list[str] = []
         self.diagnostics: list[tuple[str, int]] = []
         self.noted: list[int] = []  # see DraftTree.noted
@@ -331,7 +333,7 @@ class Walker:
         if bounds and bounds[-1] == start and self.exclusion_reasons[-1] == reason:
             bounds[-1] = end  # extends the last exclusion
             return
-        bounds += (start, end)
+        bounds.extend((start, end))
         self.exclusion_reasons.append(reason)
 
     def fill(self, end: int) -> None:
@@ -358,10 +360,10 @@ class Walker:
         if owner == 0 or kind == "section":
             self.top_level(core_start, core_end, owner)
         else:
-            self.units += (core_start, core_end, owner)
+            self.units.extend((core_start, core_end, owner))
             self.last_end = core_end
         if core_end < end:
-            self.exclusion_bounds += (core_end, end)
+            self.exclusion_bounds.extend((core_end, end))
             self.exclusion_reasons.append("whitespace")
 
     def top_level(self, start: int, end: int, owner: int) -> None:
@@ -438,7 +440,7 @@ class Walker:
             self.exclude(start, core_start, "whitespace")
         node = DraftNode("paragraph", core_start, owner, True)
         node.end = core_end
-        self.units += (core_start, core_end, self.add(node))
+        self.units.extend((core_start, core_end, self.add(node)))
         self.last_end = core_end
         message = "no parsed block covers the source at offset {offset}; kept as a paragraph"
         self.diagnostics.append((message, core_start))
@@ -660,7 +662,7 @@ class Walker:
                 fence = None
         core_end = start + len(self.data[start : end if fence is None else fence[0]].rstrip())
         if core_end > start:
-            self.units += (start, core_end, index)
+            self.units.extend((start, core_end, index))
             self.last_end = core_end
         if fence is not None:
             if core_end < fence[0]:

@@ -474,12 +474,12 @@ def _assemble(
     node_ends = many(list(map(_end, draft_nodes)))
     unit_starts = many(draft_units[0::3])
     unit_ends = many(draft_units[1::3])
-    owners = draft_units[2::3]
-    draft_units.clear()
+    owners = draft_units[2::3].tolist()  # a list, as the HTML splice and NodeIds take
+    del draft_units[:]
     exclusion_starts = many(bounds[0::2])
     exclusion_ends = many(bounds[1::2])
     reasons = draft.exclusion_reasons
-    bounds.clear()
+    del bounds[:]
     diagnostics.extend(
         template.replace("{offset}", str(to_char(offset))) for template, offset in draft.diagnostics
     )
