@@ -3,7 +3,7 @@
 Everything else about the package lives in pyproject.toml. The modules below (packing,
 counting, the Markdown and HTML tree builders) are plain, fully typed Python (mypy
 --strict); mypyc turns each into a C extension that runs the same code faster: split()
-takes about 15 % less CPU on the benchmark corpus (bench/README.md, "Compiled engine").
+took 13-34 % less CPU in alternating benchmark cells (bench/README.md, 2026-12-07).
 They stay importable as Python: a machine without a C compiler, or
 ``FASTRAG_PURE_PYTHON_BUILD=1``, gets the interpreted package, with identical output.
 ``FASTRAG_PURE_PYTHON=1`` at run time makes a compiled build import the Python sources
