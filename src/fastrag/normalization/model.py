@@ -38,12 +38,13 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import pairwise
+from itertools import compress, pairwise, repeat
 from types import MappingProxyType
-from typing import Any, Protocol, TypeVar, overload
+from typing import Any, Final, Protocol, TypeVar, overload
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
+from fastrag.normalization._attributes import AttributePacker, PackedAttributes
 
 __all__ = [
     "CoverageUnit",
@@ -733,8 +734,8 @@ def _built_node(
     return node
 
 
-PackedAttributes = tuple[tuple[str, ...], tuple[Any, ...]] | None
-"""A node's attributes as ``Nodes`` keeps them: ``(keys, values)``, or ``None`` for none."""
+_NONE: Final = -1
+"""A ``Nodes`` offset for a node without a span (start and end both)."""
 
 
 class Nodes(_BuiltOnAccess[NormalizedNode]):
@@ -855,8 +856,11 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         self._by_parent = array("q", map(self._parents.__getitem__, order))
 
     def _check(self) -> None:
+        # Every check runs over whole columns in C (map, compress, min): an adapter's
+        # tree has a node per paragraph, item and cell, and a Python loop per node here
+        # cost as much as building the columns. Only a failing check looks for the node.
         kinds, starts, ends, parents = self._kinds, self._starts, self._ends, self._parents
-        if not all(type(kind) is str and kind for kind in kinds):
+        if kinds and (set(map(type, kinds)) != {str} or "" in kinds):
             bad = next(i for i, kind in enumerate(kinds) if type(kind) is not str or not kind)
             raise NormalizationError(
                 f"node {bad}: kind must be a nonempty str (got {kinds[bad]!r})"
@@ -873,23 +877,31 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
                 f"node {self.node_id(bad)!r}: its parent must be an earlier node (got "
                 f"position {parents[bad]}); only nodes[0] may be parentless"
             )
-        for position, (start, end) in enumerate(zip(starts, ends, strict=True)):
-            if not (0 <= start <= end or start == end == -1):
-                raise NormalizationError(
-                    f"node {self.node_id(position)!r}: span must satisfy 0 <= start <= end, "
-                    f"or both -1 for none (got start={start}, end={end})"
-                )
+        # 0 <= start <= end, or both -1: every start is at most its end and at least -1,
+        # and every -1 start has a -1 end (so a negative end has a -1 start).
+        if (
+            not all(map(int.__le__, starts, ends))
+            or min(starts, default=0) < -1
+            or not all(map(_NONE.__eq__, compress(ends, map(_NONE.__eq__, starts))))
+        ):
+            for position, (start, end) in enumerate(zip(starts, ends, strict=True)):
+                if not (0 <= start <= end or start == end == -1):
+                    raise NormalizationError(
+                        f"node {self.node_id(position)!r}: span must satisfy 0 <= start <= "
+                        f"end, or both -1 for none (got start={start}, end={end})"
+                    )
         if starts and max(ends) > len(self._content):
             bad = max(range(len(ends)), key=ends.__getitem__)
             raise NormalizationError(
                 f"node {self.node_id(bad)!r} span ends at {ends[bad]}, past the content "
                 f"length {len(self._content)}"
             )
-        for position, text in enumerate(self._texts):
-            if text is None and starts[position] < 0:
-                raise NormalizationError(
-                    f"node {self.node_id(position)!r}: a node without a span needs a text"
-                )
+        texts = self._texts
+        if min(compress(starts, map(operator.is_, texts, repeat(None))), default=0) < 0:
+            position = next(i for i, text in enumerate(texts) if text is None and starts[i] < 0)
+            raise NormalizationError(
+                f"node {self.node_id(position)!r}: a node without a span needs a text"
+            )
         if any(not 0 <= index < len(kinds) for index in self._serialization):
             raise NormalizationError("node serialization names a node that does not exist")
 
@@ -962,37 +974,6 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
             return _NO_ATTRIBUTES
         keys, values = packed
         return MappingProxyType(dict(zip(keys, values, strict=True)))
-
-
-class AttributePacker:
-    """Packs attribute mappings as ``Nodes`` keeps them, ``(keys, values)``, sharing repeats.
-
-    Why: a leaf with links has attributes of its own, and as a dict behind its proxy they
-    cost about twice its (keys, values); packed, the tree of 10 MB of Markdown fell from
-    3.2x to 2.8x the input (tracemalloc). Each distinct tuple of keys is kept once;
-    ``shared`` also gives equal mappings one pair (a list item's label and depth, a
-    fence's language: repeated thousands of times), ``own`` a pair of the mapping's own
-    (a leaf's links: rarely repeated, not worth looking up). Values must be immutable.
-    """
-
-    __slots__ = ("_equal", "_keys")
-
-    def __init__(self) -> None:
-        self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._equal: dict[tuple[tuple[str, Any], ...], PackedAttributes] = {}
-
-    def own(self, mapping: Mapping[str, Any]) -> PackedAttributes:
-        if not mapping:
-            return None
-        keys = tuple(mapping)
-        return (self._keys.setdefault(keys, keys), tuple(mapping.values()))
-
-    def shared(self, mapping: Mapping[str, Any]) -> PackedAttributes:
-        items = tuple(mapping.items())
-        found = self._equal.get(items)
-        if found is None:
-            found = self._equal[items] = self.own(mapping)
-        return found
 
 
 def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[PackedAttributes, ...]:

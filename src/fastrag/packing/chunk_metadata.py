@@ -89,9 +89,14 @@ class ChunkMetadata(Mapping[str, Any]):
         node_ids: tuple[str, ...] = projection["node_ids"]
         node_kinds: tuple[str, ...] = projection["kinds"]
         positions = _positions(document_id, node_ids, node_kinds)
-        # Int64 in one bytes: retained pairs, the map runs' four offsets, node numbers.
+        # Int64 in one bytes: retained pairs, then the map runs column by column (every
+        # display start, every display end, every source start, every source end: a
+        # transposition in C, where interleaving took a Python loop over the runs of
+        # an HTML chunk, hundreds of them), then node numbers.
         offsets = array("q", chain.from_iterable(retained))
-        offsets.extend([offset for run in runs for offset in run[:4]])
+        columns: tuple[tuple[Any, ...], ...] = tuple(zip(*runs, strict=True)) or _NO_RUNS
+        for column in columns[:4]:
+            offsets.extend(column)
         if positions is not None:
             offsets.extend(positions)
         self._fields = (
@@ -102,7 +107,7 @@ class ChunkMetadata(Mapping[str, Any]):
             values["displayed_heading_ids"],
             values["embed_heading_path"],
             offsets.tobytes(),
-            tuple(run[4] for run in runs),
+            columns[4],
             values["repeated_context"],
             values["overlap_intervals"],
             values["embedding_token_count"],
@@ -163,7 +168,17 @@ def _retained_intervals(fields: tuple[Any, ...]) -> tuple[tuple[int, int], ...]:
 def _serialization_map(fields: tuple[Any, ...]) -> tuple[tuple[int, int, int, int, str], ...]:
     runs = _parts(fields)[1]
     kinds = fields[_RUN_KINDS]
-    return tuple(zip(runs[0::4], runs[1::4], runs[2::4], runs[3::4], kinds, strict=True))
+    count = len(kinds)
+    return tuple(
+        zip(
+            runs[:count],
+            runs[count : 2 * count],
+            runs[2 * count : 3 * count],
+            runs[3 * count :],
+            kinds,
+            strict=True,
+        )
+    )
 
 
 def _structure_metadata(fields: tuple[Any, ...]) -> dict[str, tuple[str, ...]]:
@@ -203,6 +218,9 @@ def _positions(
         numbers.append(int(number))
     return numbers
 
+
+_NO_RUNS: Final[tuple[tuple[Any, ...], ...]] = ((),) * 5
+"""The five columns of an empty serialization map."""
 
 _DIGITS: Final = 18
 """Longest number kept as one: any 18 digits fit in an int64 (an adapter's own ids may

@@ -13,16 +13,18 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from fastrag.exceptions import NormalizationError
+from fastrag.normalization._attributes import AttributePacker, PackedAttributes
 from fastrag.normalization.formats._markdown_draft import (
     CONTAINER_TAGS,
     PLAIN_INLINE,
+    DraftNode,
     DraftTree,
     TreeLimits,
     Walker,
 )
 from fastrag.normalization.formats._markdown_segments import Check, resolved_target
 
-__all__ = ["TITLE_MAX", "DraftTree", "TreeLimits", "build_draft"]
+__all__ = ["TITLE_MAX", "DraftTree", "TreeLimits", "build_draft", "node_columns"]
 
 _ALIGN = {"None": "none", "Left": "left", "Center": "center", "Right": "right"}
 _LIST_MARKER = re.compile(rb"[ \t]*([-+*]|[0-9]{1,9}[.)])")
@@ -517,3 +519,39 @@ def build_draft(
         walker.noted,
         walker.html_blocks,
     )
+
+
+def node_columns(
+    draft_nodes: list[DraftNode], shift: int, top: int, own_keys: frozenset[str]
+) -> tuple[list[str], list[str | None], list[int], list[int | None], list[PackedAttributes]]:
+    """Kinds, texts, parents, levels and packed attributes of the draft's nodes but the
+    root, as the tree's node columns take them.
+
+    Node ``index`` of the draft is node ``index + shift`` of the tree; the draft's
+    top-level nodes hang from position ``top``. A leaf without a title takes its source
+    slice (``None``), a container the empty string. Attributes holding one of
+    ``own_keys`` (a leaf's links) are packed as its own, the rest shared with equal
+    ones (``AttributePacker``). Compiled: it runs once per node of every document.
+    """
+    packer = AttributePacker()
+    kinds: list[str] = []
+    texts: list[str | None] = []
+    parents: list[int] = []
+    levels: list[int | None] = []
+    packed: list[PackedAttributes] = []
+    for index in range(1, len(draft_nodes)):
+        node = draft_nodes[index]
+        parent = node.parent
+        parents.append(parent + shift if parent else top)
+        kinds.append(node.kind)
+        title = node.title
+        texts.append(title if title is not None else None if node.leaf else "")
+        levels.append(node.level)
+        attributes = node.attributes
+        if attributes is None:
+            packed.append(None)
+        elif own_keys.isdisjoint(attributes):
+            packed.append(packer.shared(attributes))
+        else:
+            packed.append(packer.own(attributes))
+    return kinds, texts, parents, levels, packed

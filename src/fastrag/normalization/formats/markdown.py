@@ -131,10 +131,10 @@ from fastrag.normalization.formats._markdown_tree import (
     DraftTree,
     TreeLimits,
     build_draft,
+    node_columns,
 )
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
-    AttributePacker,
     Exclusions,
     MapSegment,
     NodeIds,
@@ -461,8 +461,8 @@ def _assemble(
 
     This runs once per node, unit and exclusion (hundreds of thousands per corpus), so
     it converts offsets in bulk and keeps nodes, units and exclusions as columns
-    (``Nodes``, ``Units``, ``Exclusions``: no value per node, unit or exclusion); only
-    the loop filling the node columns stays in Python.
+    (``Nodes``, ``Units``, ``Exclusions``: no value per node, unit or exclusion); the
+    loop filling the node columns is compiled (``node_columns``).
     It consumes ``draft``: unit and exclusion lists are emptied once converted and the
     draft nodes dropped once the columns are built.
     """
@@ -539,29 +539,13 @@ def _assemble(
         top = 1  # the draft's top-level nodes: the section's
     # Attributes go to the columns packed as ``Nodes`` keeps them; equal ones share one
     # pair, a leaf's links, images and footnotes are its own (see ``AttributePacker``).
-    packer = AttributePacker()
-    own, shared = packer.own, packer.shared
-    add_kind, add_text, add_level, add_mapping, add_parent = (
-        kinds.append,
-        texts.append,
-        levels.append,
-        packed.append,
-        parents.append,
-    )
-    for node in draft_nodes[1:]:
-        parent = node.parent
-        add_parent(parent + shift if parent else top)
-        add_kind(node.kind)
-        title = node.title
-        add_text(title if title is not None else None if node.leaf else "")
-        add_level(node.level)
-        attributes = node.attributes
-        if attributes is None:
-            add_mapping(None)
-        elif _OWN_ATTRIBUTES.isdisjoint(attributes):
-            add_mapping(shared(attributes))
-        else:
-            add_mapping(own(attributes))
+    columns = node_columns(draft_nodes, shift, top, _OWN_ATTRIBUTES)
+    kinds += columns[0]
+    texts += columns[1]
+    parents.extend(columns[2])
+    levels += columns[3]
+    packed += columns[4]
+    del columns
     starts.extend(node_starts[1:])
     ends.extend(node_ends[1:])
     del node_starts, node_ends
@@ -616,5 +600,5 @@ def _assemble(
     # or both count toward the peak (together about the input's size).
     del nodes, units, exclusions
     del unit_starts, unit_ends, exclusion_starts, exclusion_ends
-    del owners, reasons, packer
+    del owners, reasons
     return result.validate()
