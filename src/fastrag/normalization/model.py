@@ -38,7 +38,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, pairwise, repeat
+from itertools import chain, compress, pairwise, repeat, starmap
 from types import MappingProxyType
 from typing import Any, Final, Protocol, TypeVar, overload
 
@@ -749,7 +749,10 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
     read-only mapping on access); ids are numbered (node ``i`` is
     ``f"{id_prefix}:{kind}:{i}"``, so distinct and found by position without a table),
     a leaf's text is its source slice, cut when the node is built, and children are
-    found from the parent column (an adapter lists children in document order).
+    found from the parent column (an adapter lists children in document order). A
+    serialization map is kept as flat offsets (``map_offsets``): an HTML page has a
+    segment per run of text between inline tags, and as ``MapSegment`` objects they
+    were one tracked object each for the cyclic collector to walk.
 
     ``nodes[i]`` and iteration give ``NormalizedNode`` values, equal (not identical)
     each time; readers walking the tree take ``kinds``, ``parents``, ``children`` and
@@ -791,6 +794,7 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         serialization: Mapping[int, tuple[MapSegment, ...]] | None = None,
         *,
         packed_attributes: Sequence[PackedAttributes] | None = None,
+        packed_serialization: Mapping[int, Sequence[int]] | None = None,
     ) -> None:
         """Node ``i`` has kind ``kinds[i]`` and spans ``[starts[i], ends[i])`` (none
         when both are -1); its text is ``texts[i]``, or its source slice when that is
@@ -799,6 +803,10 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         without ``levels`` or ``attributes`` every node has none. An adapter may give
         ``packed_attributes`` instead, in the form the columns keep them (``(keys,
         values)`` tuples of immutable values, ``None`` for none): no pass over mappings.
+        Likewise ``serialization`` (node position -> its map segments) may come as
+        ``packed_serialization``: per position, the segments' offsets as flat
+        ``(display_start, display_end, source_start, source_end)`` quadruples, which is
+        how the columns keep them (no ``MapSegment`` per run of an HTML page).
 
         The checks ``NormalizedNode`` and ``NormalizedDocument.validate`` make on
         lineage, ids and spans, made here over whole columns: the adapters build tens
@@ -841,7 +849,7 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
             )
         else:
             self._attributes = _packed_attributes(attributes)
-        self._serialization = dict(serialization or {})
+        self._serialization = _flat_maps(serialization, packed_serialization)
         try:
             self._starts = array("q", starts)
             self._ends = array("q", ends)
@@ -964,8 +972,18 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
             tuple(map(self.node_id, self.children(position))),
             self._levels[position],
             self.attributes(position),
-            self._serialization.get(position, ()),
+            _map_segments(self._serialization.get(position)),
         )
+
+    def map_offsets(self, position: int) -> memoryview | None:
+        """Node ``position``'s serialization map as flat ``(display_start, display_end,
+        source_start, source_end)`` quadruples, read-only; ``None`` when it has none.
+
+        What a reader of many maps (the packer, on HTML) takes instead of ``self[i]``:
+        no node and no ``MapSegment`` is built.
+        """
+        found = self._serialization.get(position)
+        return None if found is None else memoryview(found).toreadonly()
 
     def attributes(self, position: int) -> Mapping[str, Any]:
         """The attributes of node ``position``: a new read-only mapping on each call."""
@@ -974,6 +992,62 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
             return _NO_ATTRIBUTES
         keys, values = packed
         return MappingProxyType(dict(zip(keys, values, strict=True)))
+
+
+_SEGMENT_OFFSETS: Final = operator.attrgetter(
+    "display_start", "display_end", "source_start", "source_end"
+)
+
+
+def _flat_maps(
+    segments: Mapping[int, tuple[MapSegment, ...]] | None,
+    packed: Mapping[int, Sequence[int]] | None,
+) -> dict[int, array[int]]:
+    """Each node's map as flat offset quadruples (``Nodes``), from segments or packed.
+
+    Packed maps get the checks ``MapSegment`` makes on each segment, over whole
+    columns; a node's map may be empty (it still names the node).
+    """
+    if segments and packed:
+        raise NormalizationError(
+            "give node serialization maps as segments or packed offsets, not both"
+        )
+    flat: dict[int, array[int]] = {}
+    for position, runs in (segments or {}).items():
+        if not all(isinstance(run, MapSegment) for run in runs):
+            raise NormalizationError(
+                f"node serialization at position {position} must be MapSegment values"
+            )
+        flat[position] = array("q", chain.from_iterable(map(_SEGMENT_OFFSETS, runs)))
+    for position, offsets in (packed or {}).items():
+        try:
+            values = array("q", offsets)
+        except (TypeError, OverflowError) as error:
+            raise NormalizationError(
+                f"node serialization at position {position} must be ints ({error})"
+            ) from None
+        starts, ends = values[0::4], values[1::4]
+        sources, source_ends = values[2::4], values[3::4]
+        if len(values) % 4 or (
+            min(starts, default=0) < 0
+            or min(sources, default=0) < 0
+            or not all(map(int.__le__, starts, ends))
+            or not all(map(int.__le__, sources, source_ends))
+        ):
+            raise NormalizationError(
+                f"node serialization at position {position} must be (display_start, "
+                "display_end, source_start, source_end) quadruples, ordered and nonnegative"
+            )
+        flat[position] = values
+    return flat
+
+
+def _map_segments(offsets: array[int] | None) -> tuple[MapSegment, ...]:
+    """A node's map segments from its flat offsets (``None``: no map)."""
+    if not offsets:
+        return ()
+    quads = iter(offsets)
+    return tuple(starmap(MapSegment, zip(quads, quads, quads, quads, strict=True)))
 
 
 def _packed_attributes(mappings: Sequence[Mapping[str, Any]]) -> tuple[PackedAttributes, ...]:

@@ -24,12 +24,10 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import groupby
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Final
 
-from fastrag.normalization.model import NormalizedNode
-
-__all__ = ["RETAINED", "Display", "Run", "RunKind", "block_display"]
+__all__ = ["RETAINED", "Display", "Owner", "Run", "RunKind", "block_display"]
 
 
 class RunKind:
@@ -67,19 +65,42 @@ Slot = tuple[int, int, str]
 Unit = tuple[int, int, str]
 """A coverage unit as ``(start, end, owner node id)``, read from the tree's ``Units``."""
 Display = tuple[str, tuple[Run, ...], tuple[Slot, ...]]
+Segment = tuple[int, int, int, int]
+"""A map segment as ``(display_start, display_end, source_start, source_end)``."""
+
+
+class Owner:
+    """What a block's display needs of a node owning some of its units.
+
+    Not the ``NormalizedNode``: a columnar tree (``Nodes``) would build one, spans,
+    children and attributes included, for each owner of every block, and its map
+    segments one object per run; here a map is plain ``Segment`` tuples, read from the
+    tree's flat offsets (``Nodes.map_offsets``) or from the node's segments.
+    """
+
+    __slots__ = ("kind", "node_id", "segments", "text")
+
+    def __init__(self, node_id: str, kind: str, text: str, segments: list[Segment]) -> None:
+        self.node_id = node_id
+        self.kind = kind
+        self.text = text
+        """The node's text: what it shows when it has a map."""
+        self.segments = segments
+        """Its serialization map; empty when it has none (shown as its source)."""
+
 
 RETAINED: Final = (RunKind.SOURCE, RunKind.RENDERED)
 _SPACE: Final = re.compile(r"\s")
 _TIGHT_KINDS: Final = frozenset({"table", "list"})
 _TABLE_ROW: Final = "table_row"
-_DISPLAY_START: Final = attrgetter("display_start")
+_DISPLAY_START: Final = itemgetter(0)
 _OWNER: Final = itemgetter(2)
 _SPAN_END: Final = itemgetter(1)
 
 
 def block_display(
     content: str,
-    node_of: Callable[[str], NormalizedNode],
+    owner_of: Callable[[str], Owner],
     serialized: frozenset[str],
     units: Sequence[Unit],
     kind: str,
@@ -101,7 +122,7 @@ def block_display(
             length = end - start
             # A leaf node's text is usually this very slice: share it, don't copy it
             # (memory: block texts are the layout's largest part on Markdown).
-            own = node_of(owner).text if shared_texts else ""
+            own = owner_of(owner).text if shared_texts else ""
             if len(own) != length or not content.startswith(own, start):
                 own = content[start:end]
             return (
@@ -118,8 +139,8 @@ def block_display(
     previous_kind = ""
     for owner_id, grouped in groupby(units, key=_OWNER):
         group = list(grouped)
-        node = node_of(owner_id)
-        shown = _serialized(node, group, content) if node.serialization else None
+        node = owner_of(owner_id)
+        shown = _serialized(node, group, content) if node.segments else None
         text, local_runs, local_slots = shown or _verbatim(group, content, joiner)
         start = group[0][0]
         if previous_end >= 0 and start > previous_end:
@@ -176,7 +197,7 @@ def _verbatim(units: Sequence[Unit], content: str, joiner: str) -> Display:
     return "".join(parts), tuple(runs), tuple(slots)
 
 
-def _serialized(node: NormalizedNode, units: Sequence[Unit], content: str) -> Display | None:
+def _serialized(node: Owner, units: Sequence[Unit], content: str) -> Display | None:
     """The node's readable text with checked runs; None when its map cannot be trusted."""
     if len(units) == 1:
         shown = _single(node, units[0][0], units[0][1], content)
@@ -185,7 +206,7 @@ def _serialized(node: NormalizedNode, units: Sequence[Unit], content: str) -> Di
     return _general(node, units, content)
 
 
-def _single(node: NormalizedNode, low: int, high: int, content: str) -> Display | None:
+def _single(node: Owner, low: int, high: int, content: str) -> Display | None:
     """``_general`` for a node of one unit ``[low, high)`` whose map is in source order.
 
     The common HTML case (a paragraph is one unit; its map segments are the text between
@@ -200,7 +221,7 @@ def _single(node: NormalizedNode, low: int, high: int, content: str) -> Display 
     """
     text = node.text
     size = len(text)
-    segments = node.serialization
+    segments = node.segments
     starts = list(map(_DISPLAY_START, segments))
     if starts != sorted(starts):
         return None
@@ -212,9 +233,7 @@ def _single(node: NormalizedNode, low: int, high: int, content: str) -> Display 
     # and of the first one.
     held = first = -1
     source, startswith = RunKind.SOURCE, content.startswith
-    for segment in segments:
-        d0, d1 = segment.display_start, segment.display_end
-        s0, s1 = segment.source_start, segment.source_end
+    for d0, d1, s0, s1 in segments:
         if d0 < position or d1 > size or s0 < low or s1 > high:
             return None
         if d0 > position:
@@ -320,7 +339,7 @@ def _fill_start(out: list[Run], index: int, low: int) -> None:
         out[index] = (d0, d1, low, s1, RunKind.RENDERED)
 
 
-def _general(node: NormalizedNode, units: Sequence[Unit], content: str) -> Display | None:
+def _general(node: Owner, units: Sequence[Unit], content: str) -> Display | None:
     """Any node: runs per segment (clipped to the units), holes filled by ``_absorb``."""
     text = node.text
     size = len(text)
@@ -330,13 +349,11 @@ def _general(node: NormalizedNode, units: Sequence[Unit], content: str) -> Displ
     position = 0
     # One unit spanning every segment: verbatim segments need no clipping.
     single = len(spans) == 1
-    segments = node.serialization
+    segments = node.segments
     starts = list(map(_DISPLAY_START, segments))
     if starts != sorted(starts):  # C-level check; maps are almost always in order
-        segments = tuple(sorted(segments, key=_DISPLAY_START))
-    for segment in segments:
-        d0, d1 = segment.display_start, segment.display_end
-        s0, s1 = segment.source_start, segment.source_end
+        segments = sorted(segments, key=_DISPLAY_START)
+    for d0, d1, s0, s1 in segments:
         if d0 < position or d1 > size or s0 < low or s1 > high:
             return None
         if d0 > position:

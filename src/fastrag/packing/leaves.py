@@ -28,7 +28,7 @@ from itertools import pairwise
 from typing import Final, NamedTuple
 
 from fastrag.normalization.model import NodeIds, Nodes, NormalizedDocument, Units
-from fastrag.packing._display import RETAINED, Run, RunKind, Unit, block_display
+from fastrag.packing._display import RETAINED, Owner, Run, RunKind, Unit, block_display
 from fastrag.packing.blocks import Behaviour, behaviour_for
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.contract import path_title
@@ -124,6 +124,43 @@ class Layout:
     @property
     def content(self) -> str:
         return self.normalized.content
+
+
+class _Owners:
+    """``Owner`` values for the display, read from the tree's columns when it keeps them
+    (``Nodes``: no node or ``MapSegment`` is built) and from its nodes otherwise."""
+
+    __slots__ = ("columns", "normalized")
+
+    def __init__(self, normalized: NormalizedDocument) -> None:
+        self.normalized = normalized
+        nodes = normalized.nodes
+        self.columns: Nodes | None = nodes if isinstance(nodes, Nodes) else None
+
+    def get(self, node_id: str) -> Owner:
+        columns = self.columns
+        if columns is None:
+            node = self.normalized.node(node_id)
+            return Owner(
+                node_id,
+                node.kind,
+                node.text,
+                [
+                    (run.display_start, run.display_end, run.source_start, run.source_end)
+                    for run in node.serialization
+                ],
+            )
+        position = columns.position(node_id)
+        if position is None:
+            raise KeyError(node_id)
+        offsets = columns.map_offsets(position)
+        quads = iter(offsets if offsets is not None else ())
+        return Owner(
+            node_id,
+            columns.kinds[position],
+            columns.text(position),
+            list(zip(quads, quads, quads, quads, strict=True)),
+        )
 
 
 class _Builder:
@@ -346,6 +383,7 @@ class _Assembler:
         # ``Nodes`` cut a leaf's text anew on each access: no string to share with it.
         self.shared_texts = not isinstance(normalized.nodes, Nodes)
         self.serialized = frozenset(normalized.lineage.serialized())
+        self.owners = _Owners(normalized)
         self.behaviours: dict[str, Behaviour] = {}
         self.previous_end = -1
 
@@ -376,10 +414,10 @@ class _Assembler:
     def block(self, number: int, position: int, block_id: str, units: list[Unit]) -> Block:
         normalized, config = self.normalized, self.config
         content = normalized.content
-        node = normalized.node
+        owner_of = self.owners.get
         kind = self.builder.kinds[position]
         text, runs, slots = block_display(
-            content, node, self.serialized, units, kind, shared_texts=self.shared_texts
+            content, owner_of, self.serialized, units, kind, shared_texts=self.shared_texts
         )
         start, end = units[0][0], units[-1][1]
         gap, verbatim = "", True

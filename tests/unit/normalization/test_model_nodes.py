@@ -154,6 +154,34 @@ def test_a_node_without_span_and_a_serialization_map() -> None:
     assert list(nodes.serialized()) == ["d:paragraph:1"]
 
 
+def test_a_map_given_packed_equals_the_same_map_given_as_segments() -> None:
+    segments = (MapSegment(0, 3, 0, 3), MapSegment(3, 4, 4, 9), MapSegment(4, 5, 10, 11))
+    given = _small(serialization={1: segments})
+    packed = _small(packed_serialization={1: [0, 3, 0, 3, 3, 4, 4, 9, 4, 5, 10, 11]})
+    assert given == packed and packed[1].serialization == segments
+    offsets = packed.map_offsets(1)
+    assert offsets is not None and list(offsets) == [0, 3, 0, 3, 3, 4, 4, 9, 4, 5, 10, 11]
+    assert offsets.readonly and packed.map_offsets(0) is None
+    assert list(packed.serialized()) == ["d:paragraph:1"]
+
+
+def test_html_trees_are_columns_equal_to_their_node_values() -> None:
+    page = "<h1>Pears</h1><p>Water <b>pears</b> &amp; apples weekly.</p><ul><li>one</li></ul>"
+    document = Document("p", "src", page, {"content_format": "html"})
+    tree = NormalizerRegistry().normalize(document)
+    assert isinstance(tree.nodes, Nodes)
+    assert _as_tuple(tree).validate().nodes == tree.nodes
+    paragraph = next(node for node in tree.nodes if node.kind == "paragraph")
+    assert paragraph.text == "Water pears & apples weekly."
+    assert [page[s.source_start : s.source_end] for s in paragraph.serialization] == [
+        "Water ",
+        "pears",
+        " ",
+        "&amp;",
+        " apples weekly.",
+    ]
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
@@ -173,6 +201,16 @@ def test_a_node_without_span_and_a_serialization_map() -> None:
         ({"attributes": (NONE, {"a": 1})}, "read-only mappings"),
         ({"packed_attributes": (None,)}, "one text, span, parent, level and attributes"),
         ({"serialization": {2: ()}}, "does not exist"),
+        ({"packed_serialization": {2: []}}, "does not exist"),
+        ({"serialization": {1: ((0, 5, 0, 5),)}}, "must be MapSegment values"),
+        ({"packed_serialization": {1: [0, 5, 0]}}, "quadruples, ordered and nonnegative"),
+        ({"packed_serialization": {1: [5, 0, 0, 5]}}, "quadruples, ordered and nonnegative"),
+        ({"packed_serialization": {1: [0, 5, -1, 5]}}, "quadruples, ordered and nonnegative"),
+        ({"packed_serialization": {1: [0, 5, "0", 5]}}, "must be ints"),
+        (
+            {"serialization": {1: ()}, "packed_serialization": {1: [0, 5, 0, 5]}},
+            "segments or packed offsets, not both",
+        ),
         ({"id_prefix": 7}, "id_prefix must be a str"),
         ({"parents": (-1, "0")}, "must be ints"),
     ],

@@ -20,6 +20,7 @@ from fastrag.normalization.model import CoverageUnit, NormalizedNode
 from fastrag.packing import PackingConfig
 from fastrag.packing._display import (
     RETAINED,
+    Owner,
     Run,
     RunKind,
     _absorb,
@@ -109,14 +110,21 @@ def test_tiled_never_disagrees_with_the_general_path(case: tuple[list[Run], int,
         assert fast == _general_slot(runs, low, high)
 
 
-def _serialized_nodes(text: str) -> list[tuple[NormalizedNode, CoverageUnit, str]]:
+def _owner(node: NormalizedNode) -> Owner:
+    segments = [
+        (r.display_start, r.display_end, r.source_start, r.source_end) for r in node.serialization
+    ]
+    return Owner(node.node_id, node.kind, node.text, segments)
+
+
+def _serialized_nodes(text: str) -> list[tuple[Owner, CoverageUnit, str]]:
     document = Document("page.html", "corpus", text, {"content_format": "html"})
     normalized = NormalizerRegistry().normalize(document)
     units: dict[str, list[CoverageUnit]] = {}
     for unit in normalized.units:
         units.setdefault(unit.node_id, []).append(unit)
     return [
-        (node, units[node.node_id][0], normalized.content)
+        (_owner(node), units[node.node_id][0], normalized.content)
         for node in normalized.nodes
         if node.serialization and len(units.get(node.node_id, ())) == 1
     ]
