@@ -10,21 +10,13 @@ from __future__ import annotations
 import html
 import re
 from array import array
-from collections.abc import Callable
 from typing import Any, cast
 
 from fastrag.models import Document
 from fastrag.normalization._attributes import AttributePacker, PackedAttributes
 from fastrag.normalization.formats._html_events import TreeBuilder
 from fastrag.normalization.formats._html_text import CONTAINER, Block
-from fastrag.normalization.model import (
-    ExclusionColumns,
-    Exclusions,
-    Nodes,
-    NormalizedDocument,
-    UnitColumns,
-    Units,
-)
+from fastrag.normalization.model import Exclusions, NodeIds, Nodes, NormalizedDocument, Units
 
 __all__ = ["build_document"]
 
@@ -71,56 +63,77 @@ _TAGS_OR_TEXT = re.compile(r"(<[^<>]*>)+|([^<]+|<)")
 """Runs of tags, and runs of what lies between them, in a leaf's trailing claim."""
 
 
+class _Partition:
+    """Units (owners by node position) and exclusions as columns, appended in order."""
+
+    __slots__ = ("ends", "excluded_ends", "excluded_starts", "owners", "reasons", "starts")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.owners: list[int] = []
+        self.excluded_starts: list[int] = []
+        self.excluded_ends: list[int] = []
+        self.reasons: list[str] = []
+
+    def unit(self, start: int, end: int, owner: int) -> None:
+        self.starts.append(start)
+        self.ends.append(end)
+        self.owners.append(owner)
+
+    def exclude(self, start: int, end: int, reason: str) -> None:
+        self.excluded_starts.append(start)
+        self.excluded_ends.append(end)
+        self.reasons.append(reason)
+
+
 def _partition(
-    claims: list[int | Block | str], prefix: str, content: str
-) -> tuple[Units, Exclusions]:
+    claims: list[int | Block | str], positions: dict[int, int], content: str
+) -> _Partition:
     """Units and exclusions from the builder's claims; what no claim covers is markup.
 
     A leaf claims whitespace after its text for the space it shows if more text follows;
     when none does, the claim (with the markup it spans: ``</p>``, or a doctype when text
     precedes ``<html>``) ends at the leaf's last shown character and the rest is
-    excluded, so a unit runs from a leaf's first to its last text character.
+    excluded, so a unit runs from a leaf's first to its last text character. A unit's
+    owner is its block's node position (``positions``, by ``id`` of the block).
     """
     length = len(content)
-    units = UnitColumns(prefix)
-    excluded = ExclusionColumns()
-    add_unit, add_exclusion = units.add, excluded.add  # hot loop: one per claim
+    found = _Partition()
     position = 0
     starts = cast("list[int]", claims[0::3])
     ends = cast("list[int]", claims[1::3])
     for start, end, owner in zip(starts, ends, claims[2::3], strict=True):
         if start > position:
-            add_exclusion(position, start, "markup")
+            found.exclude(position, start, "markup")
         if type(owner) is str:
             if owner == "whitespace":  # a leaf that showed only spaces: tags are markup
-                _spaces_or_tags(content, start, end, add_exclusion)
+                _spaces_or_tags(content, start, end, found)
             else:
-                add_exclusion(start, end, owner)
+                found.exclude(start, end, owner)
             position = end
             continue
         block = cast(Block, owner)
         shown_end = block.segs[-1] if block.segs else end  # its last shown text's end
         if shown_end > start:
             stop = min(end, shown_end)
-            add_unit(start, stop, block.nid)
+            found.unit(start, stop, positions[id(block)])
             start = stop
         if start < end:  # tags and the whitespace between them, each by its reason
-            _spaces_or_tags(content, start, end, add_exclusion)
+            _spaces_or_tags(content, start, end, found)
         position = end
     if position < length:
-        add_exclusion(position, length, "markup")
-    return units.build(), excluded.build()
+        found.exclude(position, length, "markup")
+    return found
 
 
-def _spaces_or_tags(
-    content: str, start: int, end: int, add_exclusion: Callable[[int, int, str], None]
-) -> None:
+def _spaces_or_tags(content: str, start: int, end: int, found: _Partition) -> None:
     """Exclude ``[start, end)``, which shows nothing: tags as markup, the runs between
     them (spaces, references to them such as ``&nbsp;``) as whitespace."""
     for piece in _TAGS_OR_TEXT.finditer(content, start, end):
         low, high = piece.span()
         text_run = piece.lastindex == 2 and not html.unescape(content[low:high]).strip()
-        add_exclusion(low, high, "whitespace" if text_run else "markup")
+        found.exclude(low, high, "whitespace" if text_run else "markup")
 
 
 def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
@@ -129,13 +142,11 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
     length = len(content)
     root = tb.root
     blocks = _kept_preorder(root)
-    for position, block in enumerate(blocks):
-        block.nid = f"{document.id}:{block.kind}:{position}"
     title = tb.page_title()
     # The tree as columns (``Nodes``): no node, span, mapping or map segment object per
     # block (a quarter of a million segments on the HTML bench corpus), and the
-    # packer reads each map as flat offsets. Node ``i`` is ``blocks[i]``, and its id,
-    # ``f"{document.id}:{kind}:{i}"``, is the one given above.
+    # packer reads each map as flat offsets. Node ``i`` is ``blocks[i]`` (id
+    # ``f"{document.id}:{kind}:{i}"``); units name their owners by that position.
     positions = {id(block): position for position, block in enumerate(blocks)}
     kinds: list[str] = ["document"]
     texts: list[str | None] = [title]
@@ -176,7 +187,15 @@ def build_document(document: Document, tb: TreeBuilder) -> NormalizedDocument:
         packed_attributes=packed,
         packed_serialization=serialization,
     )
-    units, exclusions = _partition(tb.claims, f"{document.id}:unit:", content)
+    found = _partition(tb.claims, positions, content)
+    units = Units.from_offsets(
+        found.starts,
+        found.ends,
+        NodeIds(nodes, found.owners),
+        id_prefix=f"{document.id}:unit:",
+    )
+    exclusions = Exclusions.from_offsets(found.excluded_starts, found.excluded_ends, found.reasons)
+    del found
     tb.release()  # the draft is read: let reference counting free it (see release)
     metadata = {"title": title} if title else {}
     return NormalizedDocument(

@@ -76,7 +76,6 @@ class Block:
         "list_depth",
         "mode",
         "nav",
-        "nid",
         "parent",
         "parts",
         "pe",
@@ -123,7 +122,6 @@ class Block:
         self.units = 0
         self.ustart = -1
         self.uend = -1
-        self.nid = ""
         # kind-specific: list label state, row cells, the table of a row
         self.first = True  # list item / definition: no paragraph has shown its label yet
         self.cells = 0
