@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, compress, pairwise, repeat, starmap
 from types import MappingProxyType
-from typing import Any, Final, Protocol, TypeVar, overload
+from typing import Any, Final, NoReturn, Protocol, TypeVar, overload
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
@@ -1026,20 +1026,37 @@ def _flat_maps(
             raise NormalizationError(
                 f"node serialization at position {position} must be ints ({error})"
             ) from None
-        starts, ends = values[0::4], values[1::4]
-        sources, source_ends = values[2::4], values[3::4]
-        if len(values) % 4 or (
+        if len(values) % 4:
+            _bad_map(position)
+        flat[position] = values
+    if packed:
+        # The MapSegment checks, over every packed map at once (an HTML page has a map
+        # per block): joined bytes, then one pass per check over whole columns.
+        joined = array("q", b"".join(values.tobytes() for values in flat.values()))
+        starts, ends = joined[0::4], joined[1::4]
+        sources, source_ends = joined[2::4], joined[3::4]
+        if (
             min(starts, default=0) < 0
             or min(sources, default=0) < 0
             or not all(map(int.__le__, starts, ends))
             or not all(map(int.__le__, sources, source_ends))
         ):
-            raise NormalizationError(
-                f"node serialization at position {position} must be (display_start, "
-                "display_end, source_start, source_end) quadruples, ordered and nonnegative"
-            )
-        flat[position] = values
+            _bad_map(next(p for p, v in flat.items() if not _ordered_quads(v)))
     return flat
+
+
+def _ordered_quads(values: array[int]) -> bool:
+    return all(
+        0 <= values[i] <= values[i + 1] and 0 <= values[i + 2] <= values[i + 3]
+        for i in range(0, len(values), 4)
+    )
+
+
+def _bad_map(position: int) -> NoReturn:
+    raise NormalizationError(
+        f"node serialization at position {position} must be (display_start, "
+        "display_end, source_start, source_end) quadruples, ordered and nonnegative"
+    )
 
 
 def _map_segments(offsets: array[int] | None) -> tuple[MapSegment, ...]:

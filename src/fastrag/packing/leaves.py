@@ -130,10 +130,12 @@ class _Owners:
     """``Owner`` values for the display, read from the tree's columns when it keeps them
     (``Nodes``: no node or ``MapSegment`` is built) and from its nodes otherwise."""
 
-    __slots__ = ("columns", "normalized")
+    __slots__ = ("columns", "normalized", "positions")
 
-    def __init__(self, normalized: NormalizedDocument) -> None:
+    def __init__(self, normalized: NormalizedDocument, positions: dict[str, int]) -> None:
         self.normalized = normalized
+        self.positions = positions
+        """Positions of the ids met in this window (``_Builder.positions``)."""
         nodes = normalized.nodes
         self.columns: Nodes | None = nodes if isinstance(nodes, Nodes) else None
 
@@ -150,9 +152,11 @@ class _Owners:
                     for run in node.serialization
                 ],
             )
-        position = columns.position(node_id)
+        position = self.positions.get(node_id)
         if position is None:
-            raise KeyError(node_id)
+            position = columns.position(node_id)
+            if position is None:
+                raise KeyError(node_id)
         offsets = columns.map_offsets(position)
         quads = iter(offsets if offsets is not None else ())
         return Owner(
@@ -180,6 +184,9 @@ class _Builder:
         self.ids: dict[int, str] = {}
         """Id of each owner and block position met in this window: one string per node,
         shared by its units (``Nodes`` builds an id on each request)."""
+        self.positions: dict[str, int] = {}
+        """The reverse of ``ids``: a unit's owner id back to its position for the
+        display (``Nodes`` parses an id on each request)."""
         self.section_at: dict[int, int] = {}
         """Section index of each node position met in this window (the root's is 0)."""
         self.section_index: dict[int, int] = {}
@@ -194,6 +201,7 @@ class _Builder:
         again is found in ``section_index`` rather than added twice."""
         self.owners.clear()
         self.ids.clear()
+        self.positions.clear()
         self.section_at.clear()
 
     def owner_positions(self, units: Units) -> Iterable[int]:
@@ -208,6 +216,7 @@ class _Builder:
         found = self.ids.get(position)
         if found is None:
             found = self.ids[position] = self.lineage.node_id(position)
+            self.positions[found] = position
         return found
 
     def owner(self, owner: int) -> tuple[int, str]:
@@ -383,7 +392,7 @@ class _Assembler:
         # ``Nodes`` cut a leaf's text anew on each access: no string to share with it.
         self.shared_texts = not isinstance(normalized.nodes, Nodes)
         self.serialized = frozenset(normalized.lineage.serialized())
-        self.owners = _Owners(normalized)
+        self.owners = _Owners(normalized, builder.positions)
         self.behaviours: dict[str, Behaviour] = {}
         self.previous_end = -1
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from fastrag.normalization.model import Nodes
 from fastrag.packing.blocks import Strength
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.split._site import ContextRange, CutSite
@@ -103,8 +104,17 @@ class TableSplitter:
         return owner_id if position == start else lineage.node_id(position)
 
     def _is_header(self, row_id: str) -> bool:
-        node = self.site.normalized.node(row_id)
-        return node.kind == "table_row" and bool(node.attributes.get("header", False))
+        normalized = self.site.normalized
+        nodes = normalized.nodes
+        if isinstance(nodes, Nodes):  # read off the columns: no node built per row
+            position = nodes.position(row_id)
+            if position is None:
+                raise KeyError(row_id)
+            kind, attributes = nodes.kinds[position], nodes.attributes(position)
+        else:
+            node = normalized.node(row_id)
+            kind, attributes = node.kind, node.attributes
+        return kind == "table_row" and bool(attributes.get("header", False))
 
     @property
     def mandatory_context(self) -> bool:
