@@ -13,8 +13,8 @@ All offsets are half-open Unicode code-point offsets into ``Document.content``.
 
 Storage: ``nodes`` is a tuple of ``NormalizedNode`` values, or ``Nodes`` — the same
 nodes kept as columns and built on access (the Markdown, HTML and text adapters; a
-tree of objects was most of a document's memory). ``NormalizedDocument.lineage`` reads kinds,
-parents and children by position for either, without building nodes.
+tree of objects was most of a document's memory). ``NormalizedDocument.lineage`` reads
+kinds, parents and children by position for either, without building nodes.
 
 Conventions of the built-in adapters (custom adapters may do less):
 
