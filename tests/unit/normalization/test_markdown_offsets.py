@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrag.normalization.formats._markdown_html import _insert_sorted, _splice
-from fastrag.normalization.formats._markdown_offsets import _BLOCK, ByteToChar
+from fastrag.normalization.formats._markdown_offsets import _BLOCK, _SLICE, ByteToChar
 
 TEXT = st.lists(
     st.sampled_from(["a", " ", "\n", "é", "→", "中", "😀", "z" * 40, "y" * 1500]), max_size=60
@@ -41,6 +41,12 @@ def test_runs_across_a_block_boundary_and_the_run_limit() -> None:
     # A multi-byte character straddling a 4 KiB block edge is counted once.
     for before in range(_BLOCK - 4, _BLOCK + 1):
         text = "a" * before + "😀" + "b" * 10 + "é"
+        data, offsets, expected = boundaries(text)
+        sparse = ByteToChar.sparse(data, 0, most=10)
+        assert sparse is not None and list(sparse.many(offsets)) == expected, before
+    # Inside a non-ASCII block, one straddling a 64-byte slice edge is counted once too.
+    for before in range(_SLICE - 4, 3 * _SLICE + 1):
+        text = "é" + "a" * before + "😀" + "b" * (_BLOCK // 2) + "→"
         data, offsets, expected = boundaries(text)
         sparse = ByteToChar.sparse(data, 0, most=10)
         assert sparse is not None and list(sparse.many(offsets)) == expected, before
