@@ -96,7 +96,10 @@ class Costs:
         piece at its splitter's finest cuts between units: its cost is their sum, and
         any run of whole pieces costs a subtraction, so cutting it counts nothing again.
         """
-        leaves: list[tuple[str, list[int]]] = []
+        # Bounds of a whole block as a tuple: the counter keeps them for the document,
+        # and a tuple of ints leaves the collector's watch at its first collection (a
+        # list, one per block, stayed tracked and was promoted to the oldest generation).
+        leaves: list[tuple[str, Sequence[int]]] = []
         for block in self.layout.blocks:
             text = block.text
             if len(text) >= hard and len(block.slots) > 1:
@@ -105,7 +108,7 @@ class Costs:
                     self.leaves[block.number] = ([0, *cuts, len(text)], [])
                     leaves.append((text, self.leaves[block.number][0]))
                     continue
-            leaves.append((text, [0, len(text)]))
+            leaves.append((text, (0, len(text))))
         # A leaf of fewer than ~2 characters per token of the budget is rarely cut
         # inside; a longer one is counted by sub-parts so that its cuts count cheaply.
         counts = self.counter.count_blocks(leaves, 2 * hard)

@@ -25,18 +25,19 @@ from itertools import accumulate, pairwise
 from typing import Final
 
 from fastrag.tokenization.counting import (
-    PreparedPart,
+    Prepared,
     count_and_prepare,
     count_many,
     count_prepared,
-    prepare_parts,
+    prepare_plain,
 )
 from fastrag.tokenization.protocol import Tokenizer
 
 __all__ = ["SUB_PART", "LeafCounter", "Part"]
 
-Part = PreparedPart | str
-"""A piece of a chunk's text for ``LeafCounter.exact``: prepared, or plain text."""
+Part = Prepared | str
+"""A piece of a chunk's text for ``LeafCounter.exact``: prepared (a plain tuple, read by
+position: text 0, count 1, split 2, head 3, tail 4, middle 5), or plain text."""
 
 SUB_PART: Final = 256
 """Characters per sub-part of a long leaf: a chunk end inside the leaf re-encodes half of
@@ -82,11 +83,11 @@ class LeafCounter:
         self._texts: list[str] = []
         """Per block: its display text."""
         self._counts: list[int] = []
-        self._prepared: list[PreparedPart | None] = []
+        self._prepared: list[Prepared | None] = []
         self._sub: list[tuple[list[int], list[int]] | None] = []
         """Per leaf with sub-parts: their edges (display offsets of the block, the leaf's
         own edges included) and the prefix sums of their counts."""
-        self._prefixes: dict[str, PreparedPart] = {}
+        self._prefixes: dict[str, Prepared] = {}
 
     def count_blocks(self, blocks: Sequence[tuple[str, Sequence[int]]], long: int) -> list[int]:
         """Exact leaf counts, flat in block order: ``blocks[i] = (text, leaf bounds)``.
@@ -98,37 +99,40 @@ class LeafCounter:
         long = max(long, 2 * SUB_PART)
         find = self._first if self._last is not None else None
         pieces: list[str] = []
-        owners: list[tuple[int, list[int] | None]] = []  # (first piece, sub-part edges)
+        # Per leaf: its first piece and its sub-part edges (None: counted whole). Two
+        # lists, not a pair per leaf: one tuple fewer per leaf for the collector.
+        firsts: list[int] = []
+        edges_of: list[list[int] | None] = []
         for text, bounds in blocks:
             self._texts.append(text)
             self._bounds.append(bounds)
-            self._starts.append(len(owners))
+            self._starts.append(len(firsts))
             for index in range(len(bounds) - 1):
                 x, y = bounds[index], bounds[index + 1]
-                first = len(pieces)
+                firsts.append(len(pieces))
                 edges = _sub_cuts(find, text, x, y) if find is not None and y - x >= long else []
                 if edges:
                     edges = [x, *edges, y]
                     pieces.extend(text[a:b] for a, b in pairwise(edges))
-                    owners.append((first, edges))
+                    edges_of.append(edges)
                 else:
                     pieces.append(text[x:y])
-                    owners.append((first, None))
+                    edges_of.append(None)
         # Whole leaves are counted and prepared in one batch (a call per leaf costs more
         # than the preparing); a leaf with sub-parts is prepared only if a chunk holds it
         # whole, and its sub-parts are only counted.
-        whole = [index for index, (_, cuts) in enumerate(owners) if cuts is None]
+        whole = [index for index, cuts in enumerate(edges_of) if cuts is None]
         prepared = count_and_prepare(
-            self.tokenizer, [pieces[owners[index][0]] for index in whole], memo=self._memo
+            self.tokenizer, [pieces[firsts[index]] for index in whole], memo=self._memo
         )
         counts: list[int] = [0] * len(pieces)
-        self._prepared = [None] * len(owners)
+        self._prepared = [None] * len(firsts)
         for index, part in zip(whole, prepared, strict=True):
             self._prepared[index] = part
-            counts[owners[index][0]] = part.count
+            counts[firsts[index]] = part[1]
         subs = [
             position
-            for first, cuts in owners
+            for first, cuts in zip(firsts, edges_of, strict=True)
             if cuts is not None
             for position in range(first, first + len(cuts) - 1)
         ]
@@ -137,7 +141,7 @@ class LeafCounter:
         ):
             counts[position] = count
         self._per_call = self.tokenizer.count("") if find is not None else 0
-        for first, cuts in owners:
+        for first, cuts in zip(firsts, edges_of, strict=True):
             if cuts is None:
                 self._counts.append(counts[first])
                 self._sub.append(None)
@@ -160,9 +164,9 @@ class LeafCounter:
         points, so counts add up, less the per-call constant once per cut."""
         return sums[high] - sums[low] - (high - low - 1) * self._per_call
 
-    def _leaf(self, leaf: int, text: str) -> PreparedPart:
+    def _leaf(self, leaf: int, text: str) -> Prepared:
         """The prepared part of a whole leaf with sub-parts, prepared on first use."""
-        prepared = prepare_parts(self.tokenizer, [text], [self._counts[leaf]], memo=self._memo)
+        prepared = prepare_plain(self.tokenizer, [text], [self._counts[leaf]], memo=self._memo)
         self._prepared[leaf] = prepared[0]
         return prepared[0]
 
@@ -209,11 +213,11 @@ class LeafCounter:
         count corrected by the few characters in between. Only the ends are re-encoded.
         """
         prepared = self._prepared[leaf] or self._leaf(leaf, text[x:y])
-        middle = prepared.middle
-        if not prepared.split or middle is None or self._first is None or self._last is None:
+        middle = prepared[5]
+        if not prepared[2] or middle is None or self._first is None or self._last is None:
             out.append(text[a:b])
             return
-        low, high = x + len(prepared.head), y - len(prepared.tail)
+        low, high = x + len(prepared[3]), y - len(prepared[4])
         if a >= low:
             found = self._first(text[a : min(a + _SEARCH, b)])
             if found is None or a + found >= high or a - low > _SEARCH:
@@ -231,7 +235,7 @@ class LeafCounter:
             middle -= self._count(text[window + found : high]) - self._per_call
             high = window + found
         out.append(text[a:low])
-        out.append(PreparedPart(text[low:high], middle, True, "", "", middle))
+        out.append((text[low:high], middle, True, "", "", middle))
         out.append(text[high:b])
 
     def _sub_parts(
@@ -267,7 +271,7 @@ class LeafCounter:
             out.append(text[a : edges[low]])
         per_call = self._per_call
         middle = count - self._count(head) - self._count(tail) + 2 * per_call
-        out.append(PreparedPart(run, count, True, head, tail, middle))
+        out.append((run, count, True, head, tail, middle))
         if inner_end:
             out.append(text[edges[high] : b])
 
@@ -298,7 +302,7 @@ class LeafCounter:
         if prefix:
             prepared = self._prefixes.get(prefix)
             if prepared is None:
-                prepared = prepare_parts(self.tokenizer, [prefix], memo=self._memo)[0]
+                prepared = prepare_plain(self.tokenizer, [prefix], memo=self._memo)[0]
                 self._prefixes[prefix] = prepared
             parts = [prepared, *parts]
         return count_prepared(self.tokenizer, parts, memo=self._memo)

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from fastrag.tokenization.counting import PreparedPart
+from fastrag.tokenization.counting import Prepared
 
 __all__ = ["PreTokenCounter"]
 
@@ -127,7 +127,7 @@ class PreTokenCounter:
             for text in texts
         ]
 
-    def prepare_many(self, texts: Sequence[str]) -> list[PreparedPart | None]:
+    def prepare_many(self, texts: Sequence[str]) -> list[Prepared | None]:
         """``prepare_parts`` of each ASCII text from its pre-tokens; ``None`` for the rest.
 
         The result equals ``prepare_parts(tokenizer, [text])[0]`` for the tokenizer's
@@ -141,7 +141,7 @@ class PreTokenCounter:
         """
         get, findall = self._get, self._findall
         letters, newlines, spaces = _LETTERS, _NEWLINES, _ISSPACE
-        prepared: list[PreparedPart | None] = []
+        prepared: list[Prepared | None] = []
         append = prepared.append
         for text in texts:
             if not text.isascii():
@@ -162,7 +162,7 @@ class PreTokenCounter:
                     break
                 before = pieces[index][-1]
             if not first:
-                append(PreparedPart(text, total, False, text, "", None))
+                append((text, total, False, text, "", None))
                 continue
             last = first  # the last split point, from the end; ``first`` is one
             after = pieces[-1][0]
@@ -184,7 +184,7 @@ class PreTokenCounter:
                 tail_start -= len(pieces[index])
                 tail += get(pieces[index])
             append(
-                PreparedPart(
+                (
                     text,
                     total,
                     True,

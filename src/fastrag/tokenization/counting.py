@@ -24,12 +24,14 @@ from fastrag.exceptions import ConfigurationError
 from fastrag.tokenization.protocol import Tokenizer
 
 __all__ = [
+    "Prepared",
     "PreparedPart",
     "count_and_prepare",
     "count_joined",
     "count_many",
     "count_prepared",
     "prepare_parts",
+    "prepare_plain",
 ]
 
 _MEMO_LIMIT: Final = 128
@@ -55,6 +57,14 @@ class PreparedPart(NamedTuple):
     """``text`` from its last split point (empty when ``split`` is false)."""
     middle: int | None
     """Count of the text between the first and last split points; ``None`` when empty."""
+
+
+Prepared = tuple[str, int, bool, str, str, int | None]
+"""A ``PreparedPart``'s fields as a plain tuple, in the same order: what the packer keeps
+per leaf. The collector stops tracking a plain tuple of strings and numbers at the first
+collection it survives; a named tuple is a subclass, tracked for good, so one per leaf
+was promoted to the oldest generation and made its full collections more frequent.
+Every function here accepts a ``PreparedPart`` wherever it takes a ``Prepared``."""
 
 
 def count_many(tokenizer: Tokenizer, texts: Sequence[str]) -> list[int]:
@@ -93,6 +103,17 @@ def prepare_parts(
 
     ``memo`` (see the module docstring) caches the counts of heads and tails.
     """
+    return [PreparedPart(*part) for part in prepare_plain(tokenizer, texts, counts, memo=memo)]
+
+
+def prepare_plain(
+    tokenizer: Tokenizer,
+    texts: Sequence[str],
+    counts: Sequence[int] | None = None,
+    *,
+    memo: dict[str, int] | None = None,
+) -> list[Prepared]:
+    """``prepare_parts`` as plain tuples (``Prepared``), for callers that keep many."""
     if counts is not None and len(counts) != len(texts):
         raise ConfigurationError(
             f"one count per part is needed (got {len(counts)} counts for {len(texts)} "
@@ -102,17 +123,14 @@ def prepare_parts(
     first_split = getattr(tokenizer, "first_split_point", None)
     last_split = getattr(tokenizer, "last_split_point", None)
     if first_split is None or last_split is None:
-        return [
-            PreparedPart(text, n, False, text, "", None)
-            for text, n in zip(texts, known, strict=True)
-        ]
+        return [(text, n, False, text, "", None) for text, n in zip(texts, known, strict=True)]
     per_call = _memo_count(tokenizer, memo, "")
-    prepared = []
+    prepared: list[Prepared] = []
     for text, part_count in zip(texts, known, strict=True):
         first: int | None = first_split(text) if text else None
         last: int | None = last_split(text) if first is not None else None
         if first is None or last is None or last < first:
-            prepared.append(PreparedPart(text, part_count, False, text, "", None))
+            prepared.append((text, part_count, False, text, "", None))
             continue
         head, tail = text[:first], text[last:]
         middle = None
@@ -125,13 +143,13 @@ def prepare_parts(
                 - _memo_count(tokenizer, memo, tail)
                 + 2 * per_call
             )
-        prepared.append(PreparedPart(text, part_count, True, head, tail, middle))
+        prepared.append((text, part_count, True, head, tail, middle))
     return prepared
 
 
 def count_and_prepare(
     tokenizer: Tokenizer, texts: Sequence[str], *, memo: dict[str, int] | None = None
-) -> list[PreparedPart]:
+) -> list[Prepared]:
     """``prepare_parts(tokenizer, texts, memo=memo)``, counts included, by the fastest route.
 
     A tokenizer that prepares parts itself (``TiktokenTokenizer`` on ASCII text: counts,
@@ -141,11 +159,11 @@ def count_and_prepare(
     """
     fast = getattr(tokenizer, "_prepare_many", None)
     if fast is None:
-        return prepare_parts(tokenizer, texts, memo=memo)
-    found: list[PreparedPart | None] = fast(texts)
+        return prepare_plain(tokenizer, texts, memo=memo)
+    found: list[Prepared | None] = fast(texts)
     missing = [index for index, part in enumerate(found) if part is None]
     if missing:
-        filled = prepare_parts(tokenizer, [texts[index] for index in missing], memo=memo)
+        filled = prepare_plain(tokenizer, [texts[index] for index in missing], memo=memo)
         for index, part in zip(missing, filled, strict=True):
             found[index] = part
     return [part for part in found if part is not None]
@@ -153,7 +171,7 @@ def count_and_prepare(
 
 def count_prepared(
     tokenizer: Tokenizer,
-    parts: Sequence[PreparedPart | str],
+    parts: Sequence[Prepared | str],
     *,
     memo: dict[str, int] | None = None,
 ) -> int:
@@ -168,7 +186,9 @@ def count_prepared(
     for a tokenizer without split points are simply joined and counted once. ``memo``
     (see the module docstring) caches the counts of the re-encoded windows.
     """
-    if not any(isinstance(part, PreparedPart) and part.split for part in parts):
+    # Plain tuples (``Prepared``) are read by position: text 0, split 2, head 3, tail 4,
+    # middle 5.
+    if not any(not isinstance(part, str) and part[2] for part in parts):
         return tokenizer.count("".join(_text(part) for part in parts))
     per_call = _memo_count(tokenizer, memo, "")
     total = 0
@@ -178,24 +198,25 @@ def count_prepared(
         if isinstance(part, str):
             window.append(part)
             continue
-        if not part.split:
-            window.append(part.text)
+        if not part[2]:
+            window.append(part[0])
             continue
-        window.append(part.head)
+        window.append(part[3])
         total += _memo_count(tokenizer, memo, "".join(window))
         segments += 1
-        if part.middle is not None:
-            total += part.middle
+        middle = part[5]
+        if middle is not None:
+            total += middle
             segments += 1
-        window = [part.tail]
+        window = [part[4]]
     total += _memo_count(tokenizer, memo, "".join(window))
     segments += 1
     # Each cut counted the per-call constant (e.g. [CLS]/[SEP]) once more; remove those.
     return total - (segments - 1) * per_call
 
 
-def _text(part: PreparedPart | str) -> str:
-    return part if isinstance(part, str) else part.text
+def _text(part: Prepared | str) -> str:
+    return part if isinstance(part, str) else part[0]
 
 
 def count_joined(

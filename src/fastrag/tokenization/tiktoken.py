@@ -12,7 +12,7 @@ from fastrag.exceptions import ConfigurationError
 from fastrag.tokenization._pretokens import PreTokenCounter
 from fastrag.tokenization._text import CONTINUATION_BYTES, scrub_surrogates
 from fastrag.tokenization._tiktoken_loading import load_encoding
-from fastrag.tokenization.counting import PreparedPart
+from fastrag.tokenization.counting import Prepared
 
 __all__ = ["TiktokenTokenizer"]
 
@@ -148,7 +148,7 @@ class TiktokenTokenizer:
         ]
         self._lengths: list[int] | None = None
         """Byte length of each token, by id (built on first use by ``boundaries``)."""
-        self._prepare_many: Callable[[Sequence[str]], list[PreparedPart | None]] | None = None
+        self._prepare_many: Callable[[Sequence[str]], list[Prepared | None]] | None = None
         """``counting.count_and_prepare``'s fast path; ``None`` where it has none."""
         if pattern == CL100K_PATTERN:
             # Same counts by pre-tokens, about twice as fast (see ``_pretokens``).

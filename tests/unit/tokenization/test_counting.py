@@ -116,3 +116,23 @@ def test_importing_tokenization_loads_no_tokenizer_library() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_kept_parts_are_plain_tuples_the_collector_stops_tracking() -> None:
+    # The packer keeps one prepared part per leaf of a document: a named tuple is
+    # tracked for good (and promoted to the oldest generation); a plain one is not.
+    import gc
+
+    from fastrag.tokenization import PreparedPart, TiktokenTokenizer
+    from fastrag.tokenization.counting import count_and_prepare, prepare_plain
+
+    leaves = ["Plain ASCII words, then more.", "Non-ASCII: café déjà vu.", "x"]
+    for tokenizer in (TiktokenTokenizer(), FramedWordTokenizer(), WordTokenizer()):
+        for kept in (count_and_prepare(tokenizer, leaves), prepare_plain(tokenizer, leaves)):
+            assert [type(part) for part in kept] == [tuple] * len(leaves)
+            gc.collect()
+            assert not any(gc.is_tracked(part) for part in kept)
+            named = prepare_parts(tokenizer, leaves)
+            assert [type(part) for part in named] == [PreparedPart] * len(leaves)
+            assert kept == named  # the same fields, in the same order
+            assert count_prepared(tokenizer, kept) == count_prepared(tokenizer, named)
