@@ -179,8 +179,9 @@ class _Builder:
         self.normalized = normalized
         self.lineage = lineage = normalized.lineage
         self.kinds, self.parents = lineage.kinds, lineage.parents
-        self.owners: dict[int, tuple[int, str]] = {}
-        """Block node position and id of each unit owner position met in this window."""
+        self.owners: dict[int, int] = {}
+        """Block node position of each unit owner position met in this window (its id is
+        in ``ids``: no pair per owner)."""
         self.ids: dict[int, str] = {}
         """Id of each owner and block position met in this window: one string per node,
         shared by its units (``Nodes`` builds an id on each request)."""
@@ -219,9 +220,9 @@ class _Builder:
             self.positions[found] = position
         return found
 
-    def owner(self, owner: int) -> tuple[int, str]:
+    def owner(self, owner: int) -> int:
         """The position of the ancestor-or-self of node ``owner`` directly under a
-        container (its block node), and the owner's id."""
+        container (its block node); the owner's id is in ``ids`` from then on."""
         found = self.owners.get(owner)
         if found is not None:
             return found
@@ -232,8 +233,9 @@ class _Builder:
             if parent < 0 or kinds[parent] in CONTAINERS:
                 break
             position = parent
-        found = self.owners[owner] = (position, self.node_id(owner))
-        return found
+        self.node_id(owner)
+        self.owners[owner] = position
+        return position
 
     def _position(self, node_id: str) -> int:
         position = self.lineage.position(node_id)
@@ -407,8 +409,10 @@ class _Assembler:
         table = Units.of(self.normalized.units)
         owners = builder.owner_positions(table)
         for start, end, owner in zip(table.starts, table.ends, owners, strict=True):
-            block, owner_id = known.get(owner) or owner_of(owner)
-            unit = (start, end, owner_id)
+            block = known.get(owner)
+            if block is None:
+                block = owner_of(owner)
+            unit = (start, end, ids[owner])
             if block != current or not owned:
                 if owned:
                     yield current, current_id, owned
@@ -483,13 +487,20 @@ class _Assembler:
             number = block.number
             for section in sections[block.section].chain:
                 ranges[section] = (ranges.get(section, (number,))[0], number + 1)
+        # Adjacent units merge into one interval; its tuple is made once, when it ends
+        # (not once per unit it absorbs).
         retained: list[tuple[int, int]] = []
+        low = high = -1
         for owned in units:
             for start, end, _ in owned:
-                if retained and retained[-1][1] == start:
-                    retained[-1] = (retained[-1][0], end)
-                else:
-                    retained.append((start, end))
+                if high == start:
+                    high = end
+                    continue
+                if high >= 0:
+                    retained.append((low, high))
+                low, high = start, end
+        if high >= 0:
+            retained.append((low, high))
         return Layout(self.normalized, tuple(marked), sections, ranges, tuple(retained))
 
 
