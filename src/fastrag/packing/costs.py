@@ -99,22 +99,24 @@ class Costs:
         # Bounds of a whole block as a tuple: the counter keeps them for the document,
         # and a tuple of ints leaves the collector's watch at its first collection (a
         # list, one per block, stayed tracked and was promoted to the oldest generation).
-        leaves: list[tuple[str, Sequence[int]]] = []
+        texts: list[str] = []
+        leaves: list[Sequence[int]] = []
         for block in self.layout.blocks:
             text = block.text
+            texts.append(text)
             if len(text) >= hard and len(block.slots) > 1:
                 cuts = self.splitter(block.number).leaf_cuts()
                 if cuts:
                     self.leaves[block.number] = ([0, *cuts, len(text)], [])
-                    leaves.append((text, self.leaves[block.number][0]))
+                    leaves.append(self.leaves[block.number][0])
                     continue
-            leaves.append((text, (0, len(text))))
+            leaves.append((0, len(text)))
         # A leaf of fewer than ~2 characters per token of the budget is rarely cut
         # inside; a longer one is counted by sub-parts so that its cuts count cheaply.
-        counts = self.counter.count_blocks(leaves, 2 * hard)
+        counts = self.counter.count_blocks(texts, leaves, 2 * hard)
         costs: list[int] = []
         position = 0
-        for block, (_, bounds) in zip(self.layout.blocks, leaves, strict=True):
+        for block, bounds in zip(self.layout.blocks, leaves, strict=True):
             planned = self.leaves.get(block.number)
             if planned is not None:
                 stop = position + len(bounds) - 1

@@ -89,8 +89,11 @@ class LeafCounter:
         own edges included) and the prefix sums of their counts."""
         self._prefixes: dict[str, Prepared] = {}
 
-    def count_blocks(self, blocks: Sequence[tuple[str, Sequence[int]]], long: int) -> list[int]:
-        """Exact leaf counts, flat in block order: ``blocks[i] = (text, leaf bounds)``.
+    def count_blocks(
+        self, texts: Sequence[str], bounds_of: Sequence[Sequence[int]], long: int
+    ) -> list[int]:
+        """Exact leaf counts, flat in block order: block ``i`` is ``texts[i]``, its leaves
+        cut at ``bounds_of[i]`` (two sequences, not a pair per block).
 
         Leaf bounds are display offsets from ``0`` to ``len(text)``; leaf ``k`` of a
         block is ``text[bounds[k]:bounds[k + 1]]``. A leaf of ``long`` characters or more
@@ -103,7 +106,7 @@ class LeafCounter:
         # lists, not a pair per leaf: one tuple fewer per leaf for the collector.
         firsts: list[int] = []
         edges_of: list[list[int] | None] = []
-        for text, bounds in blocks:
+        for text, bounds in zip(texts, bounds_of, strict=True):
             self._texts.append(text)
             self._bounds.append(bounds)
             self._starts.append(len(firsts))

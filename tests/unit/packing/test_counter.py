@@ -42,7 +42,7 @@ def test_ranges_and_joins_count_exactly(name: str, texts: list[str], data: Any) 
         cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=4))
         blocks.append((text, _leaf_bounds(text, cuts)))
     long = data.draw(st.sampled_from([2 * SUB_PART, 10**9]))
-    counts = counter.count_blocks(blocks, long)
+    counts = counter.count_blocks([text for text, _ in blocks], [b for _, b in blocks], long)
     flat = [text[x:y] for text, bounds in blocks for x, y in pairwise(bounds)]
     assert counts == [tokenizer.count(leaf) for leaf in flat]
     parts: list[Part] = []
@@ -66,6 +66,6 @@ def test_long_leaves_are_counted_by_sub_parts_exactly() -> None:
     tokenizer = tokenizer_named("cl100k")
     text = " ".join(f"word{index}, and more." for index in range(400))
     counter = LeafCounter(tokenizer)
-    assert counter.count_blocks([(text, [0, len(text)])], 2 * SUB_PART) == [tokenizer.count(text)]
+    assert counter.count_blocks([text], [[0, len(text)]], 2 * SUB_PART) == [tokenizer.count(text)]
     for start, end in [(3, len(text) - 5), (SUB_PART + 7, 5 * SUB_PART + 3), (0, 999)]:
         assert counter.count_range(0, start, end) == tokenizer.count(text[start:end])
