@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -13,13 +14,16 @@ from hypothesis import strategies as st
 from fastrag.exceptions import ConfigurationError
 from fastrag.tokenization import (
     BatchTokenizer,
+    PreparedPart,
     SplittableTokenizer,
+    TiktokenTokenizer,
     Tokenizer,
     count_joined,
     count_many,
     count_prepared,
     prepare_parts,
 )
+from fastrag.tokenization.counting import count_and_prepare, prepare_plain
 
 from .strategies import texts
 
@@ -121,11 +125,6 @@ def test_importing_tokenization_loads_no_tokenizer_library() -> None:
 def test_kept_parts_are_plain_tuples_the_collector_stops_tracking() -> None:
     # The packer keeps one prepared part per leaf of a document: a named tuple is
     # tracked for good (and promoted to the oldest generation); a plain one is not.
-    import gc
-
-    from fastrag.tokenization import PreparedPart, TiktokenTokenizer
-    from fastrag.tokenization.counting import count_and_prepare, prepare_plain
-
     leaves = ["Plain ASCII words, then more.", "Non-ASCII: café déjà vu.", "x"]
     for tokenizer in (TiktokenTokenizer(), FramedWordTokenizer(), WordTokenizer()):
         for kept in (count_and_prepare(tokenizer, leaves), prepare_plain(tokenizer, leaves)):
