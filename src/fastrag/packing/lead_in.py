@@ -130,6 +130,8 @@ _LABEL_MARKUP: Final = re.compile(r"</?[A-Za-z][A-Za-z0-9]*\s*>|[*_:\s]+")
 # inside inline code (`key:`) is code, not a sentence introducing anything.
 _TAIL: Final = re.compile(r"(?:</[A-Za-z][A-Za-z0-9]*\s*>|[*_\s])*\Z")
 _COLONS: Final = (":", "\uff1a")  # ASCII and full-width (CJK) colon
+_TAIL_ENDS: Final = ">*_"
+"""Last characters (besides whitespace) of what ``_TAIL`` strips."""
 
 _NEVER_TITLED: Final = frozenset({"heading", "footnote"})
 """Blocks no lead-in or pseudo-heading introduces: a new section, a note from elsewhere."""
@@ -142,6 +144,10 @@ _STRONG_LINE: Final = re.compile(r"(\*\*|__)(?=\S)(?:(?!\1)[^\n])+(?<=\S)\1")
 
 def ends_with_colon(text: str) -> bool:
     """Whether ``text`` ends with a colon once trailing whitespace and markup are gone."""
+    last = text[-1:]
+    if last not in _TAIL_ENDS and not last.isspace():
+        # Nothing ``_TAIL`` strips ends the text (most blocks): no regex scan.
+        return last in _COLONS
     # Only the tail can matter; bounding the slice keeps a hostile block's last-character
     # test constant-time (the regex scans from each position of what it is given).
     tail = text[-64:]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -146,8 +147,10 @@ class TiktokenTokenizer:
         self._count_many: Callable[[Sequence[str]], list[int]] = lambda texts: [
             len(encode(text)) for text in texts
         ]
-        self._lengths: list[int] | None = None
-        """Byte length of each token, by id (built on first use by ``boundaries``)."""
+        self._lengths: array[int] | None = None
+        """Byte length of each token, by id (built on first use by ``boundaries``). An
+        array, not a list: ~100k ints the cyclic collector would walk on every full
+        collection for as long as the tokenizer lives."""
         self._prepare_many: Callable[[Sequence[str]], list[Prepared | None]] | None = None
         """``counting.count_and_prepare``'s fast path; ``None`` where it has none."""
         if pattern == CL100K_PATTERN:
@@ -204,10 +207,10 @@ class TiktokenTokenizer:
                 offsets.append(position)
         return offsets
 
-    def _token_lengths(self) -> list[int]:
+    def _token_lengths(self) -> array[int]:
         """Each token's byte length by id, built once per instance (~100k entries)."""
         ranks: dict[bytes, int] = self._encoding._mergeable_ranks
-        lengths = [0] * (max(ranks.values()) + 1)
+        lengths = array("I", [0]) * (max(ranks.values()) + 1)
         for token, rank in ranks.items():
             lengths[rank] = len(token)
         self._lengths = lengths

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from fastrag.exceptions import ChunkingError
 from fastrag.packing import PackingConfig, pack
 from fastrag.packing.lead_in import (
+    _COLONS,
+    _TAIL,
     MAX_LEAD_IN_CHARS,
     ends_with_colon,
     is_label,
@@ -321,6 +323,16 @@ def test_only_short_colon_paragraphs_directly_before_introduced_content_lead_in(
 def test_a_colon_counts_past_trailing_whitespace_and_closing_markup(
     text: str, expected: bool
 ) -> None:
+    assert ends_with_colon(text) is expected
+
+
+@given(st.text(alphabet=st.sampled_from(list(":\uff1a*_> \n\u00a0\u3000</b>a`")), max_size=80))
+def test_the_last_character_shortcut_agrees_with_the_tail_pattern(text: str) -> None:
+    # The shortcut skips the regex when no stripped character ends the text; the answer
+    # must be the pattern's on every text, including those where it cannot skip.
+    tail = text[-64:]
+    markup = _TAIL.search(tail)
+    expected = tail[: len(tail) if markup is None else markup.start()].endswith(_COLONS)
     assert ends_with_colon(text) is expected
 
 
