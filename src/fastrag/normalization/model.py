@@ -44,7 +44,7 @@ from typing import Any, Final, NoReturn, Protocol, TypeVar, overload
 
 from fastrag.exceptions import NormalizationError
 from fastrag.models import Document
-from fastrag.normalization._attributes import AttributePacker, PackedAttributes
+from fastrag.normalization._attributes import AttributePacker, PackedAttributes, unpacked
 
 __all__ = [
     "CoverageUnit",
@@ -802,7 +802,9 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         ``parents[i] < i``. ``attributes`` must be read-only mappings (shared freely);
         without ``levels`` or ``attributes`` every node has none. An adapter may give
         ``packed_attributes`` instead, in the form the columns keep them (``(keys,
-        values)`` tuples of immutable values, ``None`` for none): no pass over mappings.
+        values)`` tuples of immutable values, ``None`` for none; a tuple of pairs may be
+        kept flat under a ``PairsKey``, as ``AttributePacker`` does): no pass over
+        mappings.
         Likewise ``serialization`` (node position -> its map segments) may come as
         ``packed_serialization``: per position, the segments' offsets as flat
         ``(display_start, display_end, source_start, source_end)`` quadruples, which is
@@ -991,7 +993,7 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         if packed is None:
             return _NO_ATTRIBUTES
         keys, values = packed
-        return MappingProxyType(dict(zip(keys, values, strict=True)))
+        return MappingProxyType(unpacked(keys, values))
 
 
 _SEGMENT_OFFSETS: Final = operator.attrgetter(

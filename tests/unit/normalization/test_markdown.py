@@ -790,14 +790,16 @@ def test_each_link_lands_on_the_block_open_when_it_closes() -> None:
     assert tree.node("d:paragraph:11").attributes["images"] == (("i", "9"),)
 
 
-def test_repeated_links_share_one_value() -> None:
-    # Documents repeat links; one (text, target) tuple serves every repeat (memory).
+def test_repeated_links_share_their_strings() -> None:
+    # Documents repeat links; every repeat holds the same two strings (memory): pairs
+    # are kept flat and rebuilt on each read, their strings are not copied.
     tree = normalize("[`fs`][] and [`fs`][]\n\n- [`fs`][]\n\n[`fs`]: fs.md\n")
     (paragraph,) = of_kind(tree, "paragraph")
     (item,) = of_kind(tree, "list_item")
     first, second = paragraph.attributes["links"]
-    assert first == second == item.attributes["links"][0] == ("fs", "fs.md")
-    assert first is second is item.attributes["links"][0]
+    (third,) = item.attributes["links"]
+    assert first == second == third == ("fs", "fs.md")
+    assert first[0] is second[0] is third[0] and first[1] is second[1] is third[1]
 
 
 def test_yaml_front_matter_is_excluded_and_kept_raw() -> None:

@@ -6,6 +6,7 @@ packer, the validators, ``SectionIndex`` — must see the same nodes as from a t
 
 from __future__ import annotations
 
+import gc
 import pickle
 from types import MappingProxyType
 
@@ -25,6 +26,7 @@ from fastrag.normalization import (
     SourceSpan,
     Units,
 )
+from fastrag.normalization._pairs import PairsKey
 from fastrag.normalization.formats.markdown import MarkdownNormalizer
 
 CONTENT = "# Title\n\nFirst paragraph.\n\n- one\n- two\n\n## Sub\n\nLast.\n"
@@ -238,6 +240,34 @@ def test_attributes_are_kept_packed_and_read_back_as_mappings() -> None:
         attributes=(NONE, link, link),
     )
     assert shared._attributes[1] is shared._attributes[2]
+
+
+def test_tuples_of_pairs_are_kept_flat_and_read_back_as_pairs() -> None:
+    # A leaf's links: one flat tuple under a marked key instead of a tuple per pair.
+    links = (("x", "u"), ("y", "v"))
+    odd = (("a", "b", "c"),)  # not pairs: kept as given
+    mapping = MappingProxyType({"links": links, "odd": odd, "words": ("p", "q"), "none": ()})
+    plain = MappingProxyType({"links": ("x", "u")})  # the same key, not pairs
+    nodes = _small(
+        kinds=("document", "paragraph", "paragraph"),
+        texts=("", None, None),
+        spans=((0, 0, 6), (11, 5, 11)),
+        parents=(-1, 0, 0),
+        attributes=(NONE, mapping, plain),
+    )
+    keys, values = nodes._attributes[1]
+    assert [type(key) for key in keys] == [PairsKey, str, str, str]
+    assert values == (("x", "u", "y", "v"), odd, ("p", "q"), ())
+    assert nodes._attributes[2] == (("links",), (("x", "u"),))
+    assert type(nodes._attributes[2][0][0]) is str  # not marked: not shared with node 1's
+    assert nodes.attributes(1) == mapping and nodes[1].attributes["links"] == links
+    assert nodes.attributes(2) == plain
+    assert all(type(key) is str for key in nodes.attributes(1))
+    # The flat tuple holds strings only: the collector stops tracking it.
+    gc.collect()
+    assert not gc.is_tracked(values[0])
+    # The mark is the key's class: a pickled tree reads back the same pairs.
+    assert pickle.loads(pickle.dumps(nodes)).attributes(1) == mapping
 
 
 def test_columns_belong_to_their_document() -> None:

@@ -753,9 +753,11 @@ class Walker:
         """Record a closed link or image on its block (100k+ calls per corpus).
 
         A block's ``links`` list is looked up once (``link_sink``) and reused for its
-        further links. One tuple serves each distinct (text, target): documents repeat
-        their links (a quarter of the Node.js docs' are repeats), and these strings are
-        a large part of the tree's memory.
+        further links, kept flat (text, target, text, target …: the tree keeps them
+        under a ``PairsKey``, with no tuple per pair). Each distinct (text, target) is
+        looked up once, so repeats share their strings: documents repeat their links (a
+        quarter of the Node.js docs' are repeats), and these strings are a large part of
+        the tree's memory.
         """
         links = self.links
         if links:
@@ -767,9 +769,9 @@ class Walker:
                 sink = self.link_sink
                 if sink is None:
                     sink = self.link_sink = self.values("links")
-                sink.append(pair)
+                sink.extend(pair)  # flat: text, target (see ``PairsKey``)
             else:
-                self.values("images").append(pair)
+                self.values("images").extend(pair)
                 if self.image_marks:  # an image of the open heading (see heading_title)
                     self.heading_images.append(
                         (self.image_marks.pop(), len(self.heading_parts or ()))

@@ -522,7 +522,11 @@ def build_draft(
 
 
 def node_columns(
-    draft_nodes: list[DraftNode], shift: int, top: int, own_keys: frozenset[str]
+    draft_nodes: list[DraftNode],
+    shift: int,
+    top: int,
+    own_keys: frozenset[str],
+    flat_keys: frozenset[str] = frozenset(),
 ) -> tuple[list[str], list[str | None], list[int], list[int | None], list[PackedAttributes]]:
     """Kinds, texts, parents, levels and packed attributes of the draft's nodes but the
     root, as the tree's node columns take them.
@@ -531,9 +535,10 @@ def node_columns(
     top-level nodes hang from position ``top``. A leaf without a title takes its source
     slice (``None``), a container the empty string. Attributes holding one of
     ``own_keys`` (a leaf's links) are packed as its own, the rest shared with equal
-    ones (``AttributePacker``). Compiled: it runs once per node of every document.
+    ones (``AttributePacker``); ``flat_keys`` hold pairs the draft keeps flat (links).
+    Compiled: it runs once per node of every document.
     """
-    packer = AttributePacker()
+    packer = AttributePacker(flat_keys)
     kinds: list[str] = []
     texts: list[str | None] = []
     parents: list[int] = []

@@ -151,6 +151,8 @@ _start, _end = attrgetter("start"), attrgetter("end")
 _second = itemgetter(1)
 # Draft attributes collected as lists while walking; frozen to tuples on assembly.
 _LIST_ATTRIBUTES = ("links", "images", "footnotes")
+_PAIRED_ATTRIBUTES = frozenset({"links", "images"})
+"""Lists the draft keeps flat, two values per link or image (``Walker.end_link``)."""
 _OWN_ATTRIBUTES = frozenset(_LIST_ATTRIBUTES)
 """Attributes that make a leaf's mapping its own (not shared, see ``_assemble``)."""
 
@@ -539,7 +541,7 @@ def _assemble(
         top = 1  # the draft's top-level nodes: the section's
     # Attributes go to the columns packed as ``Nodes`` keeps them; equal ones share one
     # pair, a leaf's links, images and footnotes are its own (see ``AttributePacker``).
-    columns = node_columns(draft_nodes, shift, top, _OWN_ATTRIBUTES)
+    columns = node_columns(draft_nodes, shift, top, _OWN_ATTRIBUTES, _PAIRED_ATTRIBUTES)
     kinds += columns[0]
     texts += columns[1]
     parents.extend(columns[2])
