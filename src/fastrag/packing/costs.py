@@ -189,7 +189,10 @@ class Costs:
         site = self._sites.get(block)
         if site is None:
             site = self._sites[block] = CutSite(
-                self.layout.blocks[block], self.layout.normalized, self.tokenizer.boundaries
+                self.layout.blocks[block],
+                self.layout.normalized,
+                self.tokenizer.boundaries,
+                self.layout.positions,
             )
         return site
 

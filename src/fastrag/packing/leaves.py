@@ -120,6 +120,13 @@ class Layout:
     retained: tuple[tuple[int, int], ...]
     """The union of these blocks' units, touching spans coalesced: what any source slice
     inside them retains."""
+    positions: Mapping[str, int]
+    """Positions of node ids met in these blocks (their units' owners and the blocks),
+    read where a split site needs an owner's position: ``Nodes`` would parse the id and
+    rebuild it to check it (100k+ lookups in the Markdown corpus). The builder's own
+    dict: it forgets them when the next window starts (blocks carried over into it
+    included), so it may lack some but never holds a wrong one (ids are the
+    document's); ``CutSite.position`` falls back on the tree."""
 
     @property
     def content(self) -> str:
@@ -299,7 +306,7 @@ def build_layout(
     """
     for layout in build_layouts(normalized, config, refinements, window=None):
         return layout
-    return Layout(normalized, (), (), {}, ())
+    return Layout(normalized, (), (), {}, (), {})
 
 
 def build_layouts(
@@ -501,7 +508,14 @@ class _Assembler:
                 low, high = start, end
         if high >= 0:
             retained.append((low, high))
-        return Layout(self.normalized, tuple(marked), sections, ranges, tuple(retained))
+        return Layout(
+            self.normalized,
+            tuple(marked),
+            sections,
+            ranges,
+            tuple(retained),
+            self.builder.positions,
+        )
 
 
 def _refined(

@@ -17,6 +17,7 @@ from fastrag.models import Document
 from fastrag.normalization.formats.markdown import MarkdownNormalizer
 from fastrag.packing import PackingConfig, pack
 from fastrag.packing.leaves import build_layout, build_layouts
+from fastrag.packing.split._site import CutSite
 from tests._paths import NODE_API_DOCS
 from tests.property.test_packing_properties import STRATEGIES, configs
 from tests.unit.packing._engine_support import TOKENIZER_NAMES, normalize, tokenizer_named
@@ -139,3 +140,29 @@ def test_a_real_manual_in_many_windows_packs_as_a_whole() -> None:
             assert _outcome(normalized, "cl100k", config, window) == _outcome(
                 normalized, "cl100k", config, None
             )
+
+
+def test_cut_sites_read_owner_positions_from_the_window_or_the_tree() -> None:
+    # A window's layout lends its cut sites the positions of the ids it met (no id
+    # parsed); a site without them, or asked once its window has closed (the builder
+    # then forgets them), reads the tree: the same answer either way.
+    text = "# A\n\n- one\n  - two\n- three\n\n| h |\n|---|\n| c |\n\n# B\n\n- four\n- five\n"
+    normalized = _markdown(text)
+    index = normalized.node_index  # type: ignore[attr-defined]
+    seen: list[tuple[CutSite, set[str]]] = []
+    layouts = build_layouts(normalized, PackingConfig(), window=1)  # type: ignore[arg-type]
+    for number, layout in enumerate(layouts):
+        for block in layout.blocks:
+            owners = {owner for _, _, owner in block.slots} | {block.node_id}
+            if number == 0:  # met while building the window (later ones may lack some)
+                assert owners <= set(layout.positions)
+            site = CutSite(block, normalized, lambda _: [0], layout.positions)  # type: ignore[arg-type]
+            from_tree = CutSite(block, normalized, lambda _: [0])  # type: ignore[arg-type]
+            for owner in owners:
+                assert site.position(owner) == from_tree.position(owner) == index[owner]
+            seen.append((site, owners))
+    assert len({id(site._positions) for site, _ in seen}) == 1 and len(seen) == 5
+    for site, owners in seen:  # the windows have closed: their positions are forgotten
+        assert all(site.position(owner) == index[owner] for owner in owners)
+    with pytest.raises(KeyError):
+        seen[0][0].position("w:paragraph:999")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -61,6 +61,7 @@ class CutSite:
         "_lead_ins",
         "_opaque",
         "_opaque_starts",
+        "_positions",
         "_retained",
         "_retained_starts",
         "_visible",
@@ -73,10 +74,13 @@ class CutSite:
         block: Block,
         normalized: NormalizedDocument,
         boundaries: Callable[[str], Sequence[int]],
+        positions: Mapping[str, int] | None = None,
     ) -> None:
         self.block = block
         self.normalized = normalized
         self._boundaries = boundaries
+        self._positions: Mapping[str, int] = {} if positions is None else positions
+        """Known positions of node ids (``Layout.positions``), read before the tree."""
         # Display ranges that are not verbatim source: no cut strictly inside them.
         verbatim, retained = _VERBATIM, RETAINED  # locals: one test per run of the block
         self._opaque: tuple[tuple[int, int], ...] = tuple(
@@ -92,6 +96,11 @@ class CutSite:
     @property
     def text(self) -> str:
         return self.block.text
+
+    def position(self, node_id: str) -> int:
+        """The position of node ``node_id`` (a unit's owner) in the tree."""
+        found = self._positions.get(node_id)
+        return self.normalized.node_index[node_id] if found is None else found
 
     def shows_text(self, start: int, end: int) -> bool:
         """Whether display ``[start, end)`` shows some non-whitespace retained source."""
@@ -237,7 +246,7 @@ class CutSite:
 
     def _lead_in_cuts(self) -> frozenset[int]:
         slots, normalized = self.block.slots, self.normalized
-        position, lineage = normalized.node_index.__getitem__, normalized.lineage
+        position, lineage = self.position, normalized.lineage
         kinds, parents = lineage.kinds, lineage.parents
         found: set[int] = set()
         for index in range(1, len(slots)):
@@ -267,7 +276,7 @@ class CutSite:
         what it opens.
         """
         slots, normalized = self.block.slots, self.normalized
-        position, lineage = normalized.node_index.__getitem__, normalized.lineage
+        position, lineage = self.position, normalized.lineage
         container = position(slots[index - 1][2])
         if not lineage.children(container):
             return False

@@ -32,7 +32,7 @@ class ListSplitter:
         slots = site.block.slots
         normalized = site.normalized
         lineage = normalized.lineage
-        position_of = normalized.node_index.__getitem__
+        position_of = site.position
         block = position_of(site.block.node_id)
         kinds, parents = lineage.kinds, lineage.parents
         known: dict[str, tuple[int, ...]] = {}  # an owner's units share its chain

@@ -95,7 +95,7 @@ class TableSplitter:
         lineage = normalized.lineage
         kinds, parents = lineage.kinds, lineage.parents
         block = lineage.position(self.site.block.node_id)
-        position = start = normalized.node_index[owner_id]
+        position = start = self.site.position(owner_id)
         while kinds[position] != "table_row" and position != block:
             parent = parents[position]
             if parent < 0:
