@@ -919,6 +919,11 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         """The id of node ``position``, without building the node."""
         return f"{self._prefix}:{self._kinds[position]}:{position}"
 
+    @property
+    def id_prefix(self) -> str:
+        """What every node id starts with, before ``:kind:position`` (``node_id``)."""
+        return self._prefix
+
     def position(self, node_id: str) -> int | None:
         """Where the node with this id is, or ``None`` when there is none."""
         try:

@@ -199,6 +199,9 @@ class _Builder:
         """Section index of each node position met in this window (the root's is 0)."""
         self.section_index: dict[int, int] = {}
         """Section index of each section node met in the document."""
+        self._id_prefix = f"{lineage.id_prefix}:" if isinstance(lineage, Nodes) else None
+        """``Nodes.node_id``'s prefix, to build ids here: compiled, where a call to the
+        tree's (interpreted) method per owner and block cost more than the f-string."""
         self.sections: list[Section] = [Section(None, 0, (0,), None, (), ())]
 
     def forget(self) -> None:
@@ -223,7 +226,12 @@ class _Builder:
     def node_id(self, position: int) -> str:
         found = self.ids.get(position)
         if found is None:
-            found = self.ids[position] = self.lineage.node_id(position)
+            prefix = self._id_prefix
+            found = self.ids[position] = (
+                self.lineage.node_id(position)
+                if prefix is None
+                else f"{prefix}{self.kinds[position]}:{position}"
+            )
             self.positions[found] = position
         return found
 
@@ -467,22 +475,27 @@ class _Assembler:
             )
             blank = not any(text[r[0] : r[1]].strip() for r in runs if r[4] in RETAINED)
         refinements = self.refinements
-        return Block(
-            number,
-            block_id,
-            kind,
-            behaviour,
-            self.builder.section_of(position),
-            text,
-            runs,
-            slots,
-            start,
-            end,
-            gap,
-            verbatim,
-            pure,
-            blank,
-            _refined(refinements, block_id, text, content, start, end) if refinements else (),
+        # By ``tuple.__new__``, as ``refine.new_atom``: a named tuple's own ``__new__`` is
+        # interpreted, and this runs once per block.
+        return tuple.__new__(
+            Block,
+            (
+                number,
+                block_id,
+                kind,
+                behaviour,
+                self.builder.section_of(position),
+                text,
+                runs,
+                slots,
+                start,
+                end,
+                gap,
+                verbatim,
+                pure,
+                blank,
+                _refined(refinements, block_id, text, content, start, end) if refinements else (),
+            ),
         )
 
     def layout(self, blocks: list[Block], units: list[list[Unit]]) -> Layout:

@@ -64,6 +64,14 @@ class Plan(NamedTuple):
         return self.start + self.body + self.end
 
 
+def new_plan(
+    atoms: tuple[Atom, ...], kind: str, start: int, body: int, end: int, mergeable: bool = False
+) -> Plan:
+    """``Plan(...)`` by ``tuple.__new__`` (see ``refine.new_atom``: plans are built by the
+    ten thousand)."""
+    return tuple.__new__(Plan, (atoms, kind, start, body, end, mergeable))
+
+
 def _join(costs: Costs, previous: Atom, atom: Atom) -> int:
     return costs.joins[atom.block] if atom.block != previous.block else 0
 
@@ -74,7 +82,7 @@ def plan_of(costs: Costs, atoms: Sequence[Atom], kind: str) -> Plan:
     body = first.cost + sum(
         atom.cost + _join(costs, previous, atom) for previous, atom in pairwise(atoms)
     )
-    return Plan(
+    return new_plan(
         tuple(atoms),
         kind,
         costs.start(first.block, first.start, first.end),
@@ -148,7 +156,7 @@ def pack_atoms(costs: Costs, atoms: Sequence[Atom], kind: str) -> list[Plan]:
                         best = lead
         chosen = atoms[first:best]
         body = sums[best] - base
-        plans.append(Plan(tuple(chosen), kind, start, body, trailing(best)))
+        plans.append(new_plan(tuple(chosen), kind, start, body, trailing(best)))
         first = best
     return plans
 
@@ -301,7 +309,7 @@ def merge_plans(costs: Costs, plans: list[Plan]) -> list[Plan]:
         previous = merged[-1]
         if plan.mergeable and _fits_together(costs, previous, plan):
             join = costs.joins[plan.atoms[0].block]
-            merged[-1] = Plan(
+            merged[-1] = new_plan(
                 previous.atoms + plan.atoms,
                 MERGED,
                 previous.start,

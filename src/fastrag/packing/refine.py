@@ -72,10 +72,27 @@ class Budget:
 _OWN: Final = Budget()
 
 
+def new_atom(
+    block: int,
+    start: int,
+    end: int,
+    cost: int,
+    strength: int,
+    level: int,
+    loss: bool = False,
+    oversize: bool = False,
+) -> Atom:
+    """``Atom(...)`` by ``tuple.__new__``: the ``__new__`` a named tuple is given is
+    interpreted code (a lambda ``collections.namedtuple`` generates), about three times
+    the cost of this call from compiled code, and atoms are built by the hundred
+    thousand."""
+    return tuple.__new__(Atom, (block, start, end, cost, strength, level, loss, oversize))
+
+
 def whole_atom(costs: Costs, block: int, strength: int) -> Atom:
     """The atom of an entire block."""
     text = costs.layout.blocks[block].text
-    return Atom(block, 0, len(text), costs.block[block], strength, Strength.BLOCK)
+    return new_atom(block, 0, len(text), costs.block[block], strength, Strength.BLOCK)
 
 
 def _viable_cuts(site: CutSite, start: int, end: int, cuts: list[int]) -> list[int]:
@@ -132,7 +149,7 @@ class Refiner:
                     strength = Strength.NEVER  # "For example:" stays with its example
                 else:
                     strength = level
-                piece = Atom(atom.block, x, y, cost, strength, level, loss)
+                piece = new_atom(atom.block, x, y, cost, strength, level, loss)
                 if cost > self._hard(piece, budget):
                     refined.extend(self.refine(piece, budget))
                 else:
@@ -184,7 +201,7 @@ class Refiner:
         while True:
             budget = self._soft(atom.block, position, room)
             if budget <= 0:  # context eats the target: aim at what the maximum leaves
-                piece = Atom(atom.block, position, atom.end, 0, 0, atom.level)
+                piece = new_atom(atom.block, position, atom.end, 0, 0, atom.level)
                 budget = max(self._hard(piece, room), 1)
             if ceil((atom.end - position) * per_char) <= budget:
                 break
@@ -214,7 +231,7 @@ class Refiner:
             cost = ceil((y - x) * per_char)
             # Cut again (at any level inside units) if a repair needs it smaller.
             level = atom.level if x == atom.start else _INSIDE
-            piece = Atom(atom.block, x, y, cost, strength, level, loss)
+            piece = new_atom(atom.block, x, y, cost, strength, level, loss)
             pieces.append(piece._replace(oversize=cost > self._hard(piece, room)))
         return pieces
 
