@@ -20,6 +20,7 @@ from setuptools.command.build_ext import build_ext
 
 COMPILED = [
     "src/fastrag/packing/_display.py",
+    "src/fastrag/packing/_id_numbers.py",
     "src/fastrag/packing/blocks.py",
     "src/fastrag/packing/costs.py",
     "src/fastrag/packing/counter.py",

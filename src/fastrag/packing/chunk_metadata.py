@@ -26,6 +26,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
 
+from fastrag.packing._id_numbers import id_numbers
 from fastrag.packing.contract import STRUCTURE_VERSION
 
 __all__ = ["ChunkMetadata"]
@@ -88,7 +89,7 @@ class ChunkMetadata(Mapping[str, Any]):
         document_id: str = values["document_id"]
         node_ids: tuple[str, ...] = projection["node_ids"]
         node_kinds: tuple[str, ...] = projection["kinds"]
-        positions = _positions(document_id, node_ids, node_kinds)
+        positions = id_numbers(document_id, node_ids, node_kinds)
         # Int64 in one bytes: retained pairs, then the map runs column by column (every
         # display start, every display end, every source start, every source end: a
         # transposition in C, where interleaving took a Python loop over the runs of
@@ -193,38 +194,8 @@ def _structure_metadata(fields: tuple[Any, ...]) -> dict[str, tuple[str, ...]]:
     return {"node_ids": node_ids, "kinds": kinds}
 
 
-def _positions(
-    document_id: str, node_ids: tuple[str, ...], kinds: tuple[str, ...]
-) -> array[int] | None:
-    """The numbers of ids of the form ``f"{document_id}:{kind}:{number}"``, or ``None``.
-
-    Trees that number their nodes by position (``Nodes``, HTML, RST) give ids of that form:
-    kept as numbers they are a tenth of their strings' memory. Any other id (an adapter
-    naming nodes its own way, a number written ``01``) keeps every id as given.
-    """
-    if len(node_ids) != len(kinds):
-        return None
-    numbers = array("q")
-    for node_id, kind in zip(node_ids, kinds, strict=True):
-        head = f"{document_id}:{kind}:"
-        number = node_id[len(head) :]
-        if (
-            not node_id.startswith(head)
-            or not (number.isascii() and number.isdigit())
-            or (number[0] == "0" and len(number) > 1)
-            or len(number) > _DIGITS
-        ):
-            return None
-        numbers.append(int(number))
-    return numbers
-
-
 _NO_RUNS: Final[tuple[tuple[Any, ...], ...]] = ((),) * 5
 """The five columns of an empty serialization map."""
-
-_DIGITS: Final = 18
-"""Longest number kept as one: any 18 digits fit in an int64 (an adapter's own ids may
-carry longer ones, kept as strings)."""
 
 
 def _constant(value: Any) -> Callable[[tuple[Any, ...]], Any]:

@@ -12,6 +12,7 @@ import pytest
 from fastrag.ingestion.records import jsonable
 from fastrag.models import Document
 from fastrag.packing import PackingConfig, pack
+from fastrag.packing._id_numbers import id_numbers
 from fastrag.packing.chunk_metadata import KEYS, ChunkMetadata
 from fastrag.packing.contract import STRUCTURE_VERSION
 from fastrag.pipeline.cache._codec import decode_metadata, encode_metadata
@@ -171,3 +172,18 @@ def test_a_document_id_with_colons_still_numbers_its_nodes() -> None:
     compact = ChunkMetadata(metadata(document_id="a:b", structure_metadata=projection))
     assert compact["structure_metadata"] == projection
     assert compact._fields[14] is None  # kept as the numbers 0 and 12
+
+
+def test_node_ids_become_numbers_only_in_the_form_the_trees_build() -> None:
+    # Compiled (``_id_numbers``) and typed loosely: replayed metadata may hold lists,
+    # or anything at all; what is not ``f"{document}:{kind}:{number}"`` stays as given.
+    assert list(id_numbers("d", ["d:paragraph:3", "d:list:10"], ["paragraph", "list"]) or []) == [
+        3,
+        10,
+    ]
+    assert id_numbers("d", ("d:paragraph:03",), ("paragraph",)) is None
+    assert id_numbers("d", ("d:paragraph:x",), ("paragraph",)) is None
+    assert id_numbers("d", ("e:paragraph:1",), ("paragraph",)) is None
+    assert id_numbers("d", (None,), ("paragraph",)) is None
+    assert id_numbers("d", ("d:paragraph:1",), ()) is None
+    assert id_numbers("d", ("d:p:" + "9" * 19,), ("p",)) is None
