@@ -229,13 +229,15 @@ def read_html_blocks(
     units: tuple[array[int], array[int], list[int]],
     exclusions: tuple[array[int], array[int], list[str]],
     normalizer: HtmlNormalizer,
-) -> dict[int, tuple[str, tuple[tuple[int, int, int, int], ...]]]:
+) -> dict[int, tuple[str, array[int]]]:
     """Read each HTML block leaf ``blocks[owner] = (start, end)`` (code-point offsets).
 
     ``units`` (starts, ends, owners) and ``exclusions`` (starts, ends, reasons) are the
     tree's, in source order; a block read as text has its one unit replaced, in place,
     by the units the HTML adapter retains and its tags added to the exclusions. Returns
-    each such block's display text and runs (source offsets absolute).
+    each such block's display text and map, as ``Nodes`` takes packed maps: flat
+    ``(display_start, display_end, source_start, source_end)`` offsets, source offsets
+    absolute (no ``MapSegment`` per run: tens of thousands in the Node.js docs).
     """
     starts, ends, owners = units
     read: dict[int, HtmlBlockText] = {}
@@ -265,16 +267,15 @@ def read_html_blocks(
         added.extend((start + a, start + b, reason) for a, b, reason in found.exclusions)
     _splice((starts, ends, owners), replacements)
     _insert_sorted(exclusions, sorted(added))
-    return {
-        owner: (
-            found.text,
-            tuple(
-                (display_start, display_end, blocks[owner][0] + a, blocks[owner][0] + b)
-                for display_start, display_end, a, b in found.segments
-            ),
-        )
-        for _, owner, found in places
-    }
+    return {owner: (found.text, _packed_map(found, blocks[owner][0])) for _, owner, found in places}
+
+
+def _packed_map(found: HtmlBlockText, base: int) -> array[int]:
+    """The block's map segments as flat offsets, its source offsets moved by ``base``."""
+    packed = array("q")
+    for display_start, display_end, a, b in found.segments:
+        packed.extend((display_start, display_end, base + a, base + b))
+    return packed
 
 
 def _insert_sorted(

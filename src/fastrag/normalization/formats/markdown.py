@@ -136,7 +136,6 @@ from fastrag.normalization.formats._markdown_tree import (
 from fastrag.normalization.formats.html import HtmlNormalizer
 from fastrag.normalization.model import (
     Exclusions,
-    MapSegment,
     NodeIds,
     Nodes,
     NormalizedDocument,
@@ -551,10 +550,10 @@ def _assemble(
     starts.extend(node_starts[1:])
     ends.extend(node_ends[1:])
     del node_starts, node_ends
-    serialization: dict[int, tuple[MapSegment, ...]] = {}
-    for index, (text, runs) in shown.items():  # HTML blocks show their readable text
+    maps: dict[int, array[int]] = {}
+    for index, (text, packed_map) in shown.items():  # HTML blocks show their readable text
         texts[index + shift] = text
-        serialization[index + shift] = tuple(MapSegment(*run) for run in runs)
+        maps[index + shift] = packed_map
     nodes = Nodes(
         content,
         prefix,
@@ -563,7 +562,7 @@ def _assemble(
         (starts, ends),
         parents,
         levels,
-        serialization=serialization,
+        packed_serialization=maps,
         packed_attributes=packed,
     )
     del kinds, texts, starts, ends, parents, levels, packed
