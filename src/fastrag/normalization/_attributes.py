@@ -50,8 +50,11 @@ class AttributePacker:
         marks: list[bool] = []
         values: list[Any] = []
         for key, value in mapping.items():
-            flat = value if key in self._flat else _flat(value)
-            marked = flat is not value or key in self._flat
+            if key in self._flat:
+                flat, marked = value, True
+            else:
+                flat = _flat(value)
+                marked = flat is not value
             if marked:
                 mark = self._marks.get(key)
                 if mark is None:

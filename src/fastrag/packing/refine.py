@@ -232,7 +232,9 @@ class Refiner:
             # Cut again (at any level inside units) if a repair needs it smaller.
             level = atom.level if x == atom.start else _INSIDE
             piece = new_atom(atom.block, x, y, cost, strength, level, loss)
-            pieces.append(piece._replace(oversize=cost > self._hard(piece, room)))
+            if cost > self._hard(piece, room):  # built again only then (not ``_replace``)
+                piece = new_atom(atom.block, x, y, cost, strength, level, loss, True)
+            pieces.append(piece)
         return pieces
 
     def _viable(self, site: CutSite, start: int, cut: int, end: int) -> bool:

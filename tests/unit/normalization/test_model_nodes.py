@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+from collections.abc import Mapping
 from types import MappingProxyType
 
 import pytest
@@ -222,6 +223,16 @@ def test_bad_columns_are_refused_naming_the_fault(changes: dict[str, object], me
         _small(**changes)
 
 
+def _two_paragraphs(first: Mapping[str, object], second: Mapping[str, object]) -> Nodes:
+    return _small(
+        kinds=("document", "paragraph", "paragraph"),
+        texts=("", None, None),
+        spans=((0, 0, 6), (11, 5, 11)),
+        parents=(-1, 0, 0),
+        attributes=(NONE, first, second),
+    )
+
+
 def test_attributes_are_kept_packed_and_read_back_as_mappings() -> None:
     link = MappingProxyType({"label": "-", "links": (("x", "u"),)})
     given = _small(attributes=(NONE, link))
@@ -232,13 +243,7 @@ def test_attributes_are_kept_packed_and_read_back_as_mappings() -> None:
     assert isinstance(mapping, MappingProxyType)
     assert mapping is not packed.attributes(1)  # built on each read, never shared state
     # One mapping given for several nodes is packed once.
-    shared = _small(
-        kinds=("document", "paragraph", "paragraph"),
-        texts=("", None, None),
-        spans=((0, 0, 6), (11, 5, 11)),
-        parents=(-1, 0, 0),
-        attributes=(NONE, link, link),
-    )
+    shared = _two_paragraphs(link, link)
     assert shared._attributes[1] is shared._attributes[2]
 
 
@@ -248,13 +253,7 @@ def test_tuples_of_pairs_are_kept_flat_and_read_back_as_pairs() -> None:
     odd = (("a", "b", "c"),)  # not pairs: kept as given
     mapping = MappingProxyType({"links": links, "odd": odd, "words": ("p", "q"), "none": ()})
     plain = MappingProxyType({"links": ("x", "u")})  # the same key, not pairs
-    nodes = _small(
-        kinds=("document", "paragraph", "paragraph"),
-        texts=("", None, None),
-        spans=((0, 0, 6), (11, 5, 11)),
-        parents=(-1, 0, 0),
-        attributes=(NONE, mapping, plain),
-    )
+    nodes = _two_paragraphs(mapping, plain)
     keys, values = nodes._attributes[1]
     assert [type(key) for key in keys] == [PairsKey, str, str, str]
     assert values == (("x", "u", "y", "v"), odd, ("p", "q"), ())

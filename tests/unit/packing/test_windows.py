@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from fastrag.exceptions import ChunkingError
 from fastrag.models import Document
 from fastrag.normalization.formats.markdown import MarkdownNormalizer
+from fastrag.normalization.model import Nodes
 from fastrag.packing import PackingConfig, pack
-from fastrag.packing.leaves import build_layout, build_layouts
+from fastrag.packing.leaves import _Builder, build_layout, build_layouts
 from fastrag.packing.split._site import CutSite
 from tests._paths import NODE_API_DOCS
 from tests.property.test_packing_properties import STRATEGIES, configs
@@ -166,3 +167,17 @@ def test_cut_sites_read_owner_positions_from_the_window_or_the_tree() -> None:
         assert all(site.position(owner) == index[owner] for owner in owners)
     with pytest.raises(KeyError):
         seen[0][0].position("w:paragraph:999")
+
+
+def test_the_builder_names_nodes_as_the_tree_does() -> None:
+    # The layout builder formats ``Nodes`` ids itself (compiled, not a call per node into
+    # the tree): every id it makes must be the tree's own.
+    text = "# A\n\n- one\n  - two\n\n| h |\n|---|\n| c |\n\n<div><p>x</p></div>\n\n# B\n\nBeta.\n"
+    normalized = _markdown(text)
+    lineage = normalized.lineage  # type: ignore[attr-defined]
+    assert isinstance(lineage, Nodes)
+    builder = _Builder(normalized)  # type: ignore[arg-type]
+    assert builder._id_prefix is not None
+    assert [builder.node_id(p) for p in range(len(lineage))] == [
+        lineage.node_id(p) for p in range(len(lineage))
+    ]

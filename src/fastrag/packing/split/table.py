@@ -94,7 +94,7 @@ class TableSplitter:
         normalized = self.site.normalized
         lineage = normalized.lineage
         kinds, parents = lineage.kinds, lineage.parents
-        block = lineage.position(self.site.block.node_id)
+        block = self.site.position(self.site.block.node_id)
         position = start = self.site.position(owner_id)
         while kinds[position] != "table_row" and position != block:
             parent = parents[position]
