@@ -8,6 +8,9 @@ They stay importable as Python: a machine without a C compiler, or
 ``FASTRAG_PURE_PYTHON_BUILD=1``, gets the interpreted package, with identical output.
 ``FASTRAG_PURE_PYTHON=1`` at run time makes a compiled build import the Python sources
 instead (see fastrag._pure); tests/unit/test_compiled.py compares the two.
+
+One module is C written by hand (``NATIVE``): cl100k counting of ASCII text, an
+accelerator the Python counter uses when it is built (see its source for why).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 COMPILED = [
@@ -65,13 +68,34 @@ and a compiled class would refuse a wrong type with a bare TypeError first;
 the class), the validator (it must stay independent of the engine), and what is not hot."""
 
 
+NATIVE = [
+    "src/fastrag/tokenization/_cl100k_ascii.c",
+]
+"""Hand-written C modules (no Python source of the same name: the Python code that uses
+one keeps its own path for when it is absent or FASTRAG_PURE_PYTHON=1 is set)."""
+
+
+def _native() -> list[object]:
+    return [
+        Extension(
+            path.removeprefix("src/").removesuffix(".c").replace("/", "."),
+            [path],
+            extra_compile_args=["-O2"],
+        )
+        for path in NATIVE
+    ]
+
+
 def _extensions() -> list[object]:
     if os.environ.get("FASTRAG_PURE_PYTHON_BUILD") == "1":
         return []
     try:
         from mypyc.build import mypycify
 
-        return list(mypycify(COMPILED, opt_level="3", group_name="fastrag__mypyc"))
+        return [
+            *mypycify(COMPILED, opt_level="3", group_name="fastrag__mypyc"),
+            *_native(),
+        ]
     except Exception as error:  # noqa: BLE001  # a failed compile must not stop the install
         print(
             f"fastrag: building the pure-Python package ({type(error).__name__}: {error})",

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["compiled", "prefer_sources"]
+__all__ = ["compiled", "prefer_sources", "sources_preferred"]
 
 ENVIRONMENT_VARIABLE = "FASTRAG_PURE_PYTHON"
 
@@ -45,9 +45,18 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source)
 
 
+def sources_preferred() -> bool:
+    """Whether the environment asks for the Python sources (``FASTRAG_PURE_PYTHON=1``).
+
+    Hand-written C modules have no source to fall back on: the code using one checks
+    this and takes its own Python path instead.
+    """
+    return os.environ.get(ENVIRONMENT_VARIABLE) == "1"
+
+
 def prefer_sources() -> None:
     """Install the sources-first finder once, if the environment asks for it."""
-    if os.environ.get(ENVIRONMENT_VARIABLE) != "1":
+    if not sources_preferred():
         return
     if not any(isinstance(finder, _SourcesFirst) for finder in sys.meta_path):
         sys.meta_path.insert(0, _SourcesFirst())

@@ -18,22 +18,24 @@ from pathlib import Path
 import pytest
 
 from fastrag._pure import compiled
+from fastrag.tokenization._pretokens import native_available
 from tests._paths import CORPUS, NODE_API_DOCS
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _compiled_paths() -> list[str]:
-    """setup.py's ``COMPILED`` list, read without running setup.py."""
+def _setup_list(name: str) -> list[str]:
+    """A list of paths from setup.py (``COMPILED``, ``NATIVE``), read without running it."""
     for node in ast.parse((ROOT / "setup.py").read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "COMPILED":
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == name:
             paths: list[str] = ast.literal_eval(node.value)
             return paths
-    raise AssertionError("setup.py has no COMPILED list")
+    raise AssertionError(f"setup.py has no {name} list")
 
 
 COMPILED_MODULES = sorted(
-    path.removeprefix("src/").removesuffix(".py").replace("/", ".") for path in _compiled_paths()
+    path.removeprefix("src/").removesuffix(".py").replace("/", ".")
+    for path in _setup_list("COMPILED")
 )
 PURE = os.environ.get("FASTRAG_PURE_PYTHON") == "1"
 
@@ -56,8 +58,10 @@ def test_the_build_is_compiled_when_required() -> None:
             f"not compiled: {[name for name, done in loaded.items() if not done]}; "
             "run `make install` (it needs a C compiler)"
         )
+        assert native_available(), "the C counter (_cl100k_ascii) is not built: `make install`"
     elif PURE:
         assert not any(loaded.values())
+        assert not native_available()
     else:
         # All or none: compiled modules call each other directly, so a build with some
         # of them missing is broken, not partly fast.
@@ -67,8 +71,10 @@ def test_the_build_is_compiled_when_required() -> None:
 def test_no_compiled_module_is_older_than_its_source() -> None:
     # An editable install keeps each compiled file beside its source and Python imports
     # the compiled one: after an edit, a stale build would run the old code.
-    for name in COMPILED_MODULES:
-        source = ROOT / "src" / (name.replace(".", "/") + ".py")
+    sources = [ROOT / "src" / (name.replace(".", "/") + ".py") for name in COMPILED_MODULES]
+    sources += [ROOT / path for path in _setup_list("NATIVE")]
+    assert any(source.suffix == ".c" for source in sources)
+    for source in sources:
         for built in source.parent.glob(source.stem + ".*.so"):
             assert built.stat().st_mtime >= source.stat().st_mtime, (
                 f"{built.name} is older than {source.name}: run `make install` to rebuild"
@@ -104,6 +110,7 @@ import hashlib, json, sys
 from fastrag.ingestion.steps.chunking import StructureAwareChunker, TiktokenTokenizer
 from fastrag.models import Document
 from fastrag._pure import compiled
+from fastrag.tokenization._pretokens import native_available
 import fastrag.packing.costs as costs
 
 digest = hashlib.sha256()

@@ -13,13 +13,20 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Sequence
+from typing import Any
 
+import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastrag.tokenization import TiktokenTokenizer
-from fastrag.tokenization._pretokens import SAFE
+from fastrag.tokenization._pretokens import (
+    CL100K_SAFE,
+    SAFE,
+    PreTokenCounter,
+    native_available,
+)
 from fastrag.tokenization.counting import count_and_prepare, prepare_parts
 from tests._paths import CORPUS, NODE_API_DOCS
 
@@ -154,3 +161,115 @@ def test_text_outside_the_safe_blocks_takes_the_encoder() -> None:
     # CJK, emoji, combining marks, lone surrogates and unassigned code points.
     for text in ("中文 text", "a😀b", "e\u0301 x", "a\ud800b", "x\u0378y", "\u2065 z"):
         assert TOKENIZER.count(text) == len(STOCK.encode_ordinary(text))
+
+
+# The C counter (``_cl100k_ascii``) against the regex path it replaces for ASCII text. Both
+# exist only in a compiled build (``make test`` runs this file again on one).
+native = pytest.mark.skipif(not native_available(), reason="the C counter is not built")
+ENCODE_PIECE = STOCK._core_bpe.encode_single_piece
+
+
+def _counters() -> tuple[PreTokenCounter, PreTokenCounter]:
+    """(C counter, regex counter), each with a fresh memo."""
+    fast = PreTokenCounter(STOCK.encode_ordinary, ENCODE_PIECE)
+    regex = PreTokenCounter(STOCK.encode_ordinary, ENCODE_PIECE, native=False)
+    return fast, regex
+
+
+ASCII_PIECES = (
+    *"aZs'dmtlLvVeErR019.,;-_=#`*()[]<>|/\\\"!?",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1f",
+    "\x00",
+    "\x7f",
+    "'s",
+    "'LL",
+    "'ve",
+    "'Re",
+    "1234",
+    " the",
+    "word",
+    "  \n ",
+    " \t\n\n",
+)
+ascii_texts = st.one_of(
+    st.lists(st.sampled_from(ASCII_PIECES), max_size=60).map("".join),
+    st.text(st.characters(max_codepoint=127), max_size=80),
+)
+
+
+@native
+@settings(max_examples=600, deadline=None)
+@given(st.lists(ascii_texts, max_size=8))
+def test_the_c_counter_prepares_as_the_regex_path(batch: list[str]) -> None:
+    for text in batch:
+        assert _native_module().pretokens(text) == CL100K_SAFE.findall(text)
+    fast, regex = _counters()
+    assert fast.prepare_many(batch) == regex.prepare_many(batch)
+    assert [fast.count(text) for text in batch] == [
+        len(STOCK.encode_ordinary(text)) for text in batch
+    ]
+
+
+@native
+def test_the_c_counter_prepares_every_short_ascii_text_as_the_regex_path() -> None:
+    # Every text of up to three characters over the characters the pattern tells apart.
+    alphabet = "aZ0 \t\n\r\x0b\x1c\x00'.-sltv"
+    batch = [a + b + c for a in alphabet for b in alphabet for c in ["", *alphabet]]
+    batch += [chr(code) + chr(other) for code in range(128) for other in range(128)]
+    pretokens = _native_module().pretokens
+    assert [pretokens(text) for text in batch] == [CL100K_SAFE.findall(text) for text in batch]
+    fast, regex = _counters()
+    assert fast.prepare_many(batch) == regex.prepare_many(batch)
+    assert fast.count_many(batch) == [len(STOCK.encode_ordinary(text)) for text in batch]
+
+
+@native
+def test_the_c_counter_prepares_real_documents_as_the_regex_path() -> None:
+    real = _real_texts()
+    pretokens = _native_module().pretokens
+    assert [pretokens(text) for text in real if text.isascii()] == [
+        CL100K_SAFE.findall(text) for text in real if text.isascii()
+    ]
+    fast, regex = _counters()
+    assert fast.prepare_many(real) == regex.prepare_many(real)
+    assert fast.prepare_many(real) == regex.prepare_many(real)  # remembered counts
+
+
+@native
+def test_the_c_counter_counts_long_and_many_distinct_pieces() -> None:
+    # Pre-tokens longer than the memo keeps, and more distinct ones than it holds.
+    fast, _ = _counters()
+    for text in ("a" * 5_000, "=" * 700 + "\n", " " * 300 + "x", "1" * 999, "'" * 80 + "s"):
+        assert fast.count(text) == len(STOCK.encode_ordinary(text))
+    words = " ".join(f"w{index:05x}q" for index in range(70_000))
+    assert fast.count(words) == len(STOCK.encode_ordinary(words))
+    assert fast.count(words) == len(STOCK.encode_ordinary(words))
+
+
+@native
+def test_the_c_counter_leaves_non_ascii_text_to_the_caller() -> None:
+    counter = _native_module().AsciiCounter(ENCODE_PIECE)
+    assert counter.prepare_many(["é", "plain"])[0] is None
+    with pytest.raises(ValueError, match="not ASCII"):
+        counter.count("café")
+    with pytest.raises(TypeError, match="expected str"):
+        counter.count(b"bytes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected str"):
+        counter.prepare_many(["ok", 3])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="callable"):
+        _native_module().AsciiCounter(3)  # type: ignore[arg-type]
+
+
+def _native_module() -> Any:
+    import fastrag.tokenization._cl100k_ascii as module
+
+    return module
