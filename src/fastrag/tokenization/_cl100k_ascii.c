@@ -26,7 +26,10 @@
  *
  * Hostile input: every read is bounds-checked against the text's length; a pre-token
  * longer than MEMO_PIECE is counted but not remembered, and the memo starts over after
- * MEMO_ENTRIES entries, so memory stays bounded (a few MB) whatever the text.
+ * MEMO_ENTRIES entries, so memory stays bounded (a few MB) whatever the text. The hash is
+ * not keyed, so text could be made of pre-tokens that collide: a piece is looked for, and
+ * stored, only within MAX_PROBES slots of its home, so collisions cost at most that many
+ * comparisons and a BPE call each (a piece not found is counted, never miscounted).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -37,6 +40,7 @@
 #define MEMO_PIECE 64          /* longest pre-token remembered (as _pretokens._PIECE_LIMIT) */
 #define MEMO_ENTRIES (1 << 16) /* entries after which the memo starts over (_MEMO_ENTRIES) */
 #define FIRST_SLOTS (1 << 10)
+#define MAX_PROBES 32          /* slots looked at from a piece's home slot, at most */
 
 enum { LETTER = 1, DIGIT = 2, SPACE = 4, NEWLINE = 8, PY_ISSPACE = 16 };
 
@@ -64,6 +68,13 @@ fill_classes(void)
     CLASS['\r'] |= NEWLINE;
     CLASS['\n'] |= NEWLINE;
 }
+
+/* Strings are always "ready" from 3.12 on, where the macro is deprecated. */
+#if PY_VERSION_HEX >= 0x030C0000
+#define READY(text) 0
+#else
+#define READY(text) PyUnicode_READY(text)
+#endif
 
 #define HAS(c, kind) (CLASS[(c)] & (kind))
 #define IS_OTHER(c) (!HAS((c), LETTER | DIGIT | SPACE))
@@ -173,7 +184,7 @@ typedef struct {
 static inline uint64_t
 hash_bytes(const uint8_t *s, Py_ssize_t n)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a, 64 bits */
     for (Py_ssize_t i = 0; i < n; i++) {
         h = (h ^ s[i]) * 1099511628211ULL;
     }
@@ -211,10 +222,17 @@ memo_grow(AsciiCounter *self)
             continue;
         }
         size_t j = (size_t)old->hash & (slots - 1);
-        while (fresh[j].length != 0) {
+        int probe = 0;
+        while (fresh[j].length != 0 && probe < MAX_PROBES) {
             j = (j + 1) & (slots - 1);
+            probe++;
         }
-        fresh[j] = *old;
+        if (probe < MAX_PROBES) {
+            fresh[j] = *old;
+        }
+        else {
+            self->used--; /* too far from home to be found: forgotten */
+        }
     }
     PyMem_Free(self->slots);
     self->slots = fresh;
@@ -222,11 +240,13 @@ memo_grow(AsciiCounter *self)
     return 0;
 }
 
+/* The slot holding the piece, or the empty one where it would go; NULL when neither is
+ * within MAX_PROBES of its home slot. */
 static Slot *
 memo_find(AsciiCounter *self, const uint8_t *s, Py_ssize_t n, uint64_t h)
 {
     size_t i = (size_t)h & self->mask;
-    for (;;) {
+    for (int probe = 0; probe < MAX_PROBES; probe++) {
         Slot *slot = &self->slots[i];
         if (slot->length == 0) {
             return slot;
@@ -237,6 +257,7 @@ memo_find(AsciiCounter *self, const uint8_t *s, Py_ssize_t n, uint64_t h)
         }
         i = (i + 1) & self->mask;
     }
+    return NULL;
 }
 
 /* The encoder's count of one pre-token, BPE-encoded and remembered on first sight. */
@@ -247,7 +268,7 @@ count_piece(AsciiCounter *self, const uint8_t *s, Py_ssize_t n)
     if (n <= MEMO_PIECE) {
         h = hash_bytes(s, n);
         Slot *slot = memo_find(self, s, n, h);
-        if (slot->length != 0) {
+        if (slot != NULL && slot->length != 0) {
             return slot->count;
         }
     }
@@ -273,6 +294,9 @@ count_piece(AsciiCounter *self, const uint8_t *s, Py_ssize_t n)
         return -1;
     }
     Slot *slot = memo_find(self, s, n, h);
+    if (slot == NULL) {
+        return count;
+    }
     if (slot->length != 0) {
         return slot->count;
     }
@@ -345,7 +369,7 @@ ascii_data(PyObject *text, Py_ssize_t *n)
         PyErr_Format(PyExc_TypeError, "expected str, got %.100s", Py_TYPE(text)->tp_name);
         return NULL;
     }
-    if (PyUnicode_READY(text) < 0) {
+    if (READY(text) < 0) {
         return NULL;
     }
     if (!PyUnicode_IS_ASCII(text)) {
@@ -435,23 +459,25 @@ pretokens(PyObject *module, PyObject *text)
 static PyObject *
 AsciiCounter_prepare_many(AsciiCounter *self, PyObject *texts)
 {
-    PyObject *items = PySequence_Fast(texts, "prepare_many expects a sequence of str");
+    /* A tuple, not the caller's list: the memo's calls run Python code, which could
+     * change a list while it is read. */
+    PyObject *items = PySequence_Tuple(texts);
     if (items == NULL) {
         return NULL;
     }
-    Py_ssize_t size = PySequence_Fast_GET_SIZE(items);
+    Py_ssize_t size = PyTuple_GET_SIZE(items);
     PyObject *result = PyList_New(size);
     if (result == NULL) {
         Py_DECREF(items);
         return NULL;
     }
     for (Py_ssize_t i = 0; i < size; i++) {
-        PyObject *text = PySequence_Fast_GET_ITEM(items, i);
+        PyObject *text = PyTuple_GET_ITEM(items, i);
         if (!PyUnicode_Check(text)) {
             PyErr_Format(PyExc_TypeError, "expected str, got %.100s", Py_TYPE(text)->tp_name);
             goto error;
         }
-        if (PyUnicode_READY(text) < 0) {
+        if (READY(text) < 0) {
             goto error;
         }
         if (!PyUnicode_IS_ASCII(text)) {
@@ -460,12 +486,10 @@ AsciiCounter_prepare_many(AsciiCounter *self, PyObject *texts)
         }
         Py_ssize_t n = PyUnicode_GET_LENGTH(text);
         Scan scan;
-        Py_INCREF(text); /* the memo's calls run Python code: keep the text alive */
         PyObject *part = NULL;
         if (scan_text(self, PyUnicode_1BYTE_DATA(text), n, 1, &scan) == 0) {
             part = prepared(text, &scan, n);
         }
-        Py_DECREF(text);
         if (part == NULL) {
             goto error;
         }

@@ -255,6 +255,35 @@ def test_the_c_counter_counts_long_and_many_distinct_pieces() -> None:
     assert fast.count(words) == len(STOCK.encode_ordinary(words))
 
 
+def _colliding_words(count: int) -> list[str]:
+    """Pre-tokens `` <letters>`` whose FNV-1a hashes (the C memo's) share their low 10 bits:
+    hostile text that piles up in one corner of the memo's table."""
+    found: list[str] = []
+    number = 0
+    while len(found) < count:
+        number += 1
+        word, rest = "", number
+        while rest:
+            rest, digit = divmod(rest, 26)
+            word += chr(ord("a") + digit)
+        digest = 0xCBF29CE484222325
+        for byte in (" " + word).encode():
+            digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+        if digest & 1023 == 0:
+            found.append(" " + word)
+    return found
+
+
+@native
+def test_the_c_counter_counts_colliding_pieces_exactly() -> None:
+    # More colliding pieces than the memo looks through: the rest are counted each time.
+    text = "".join(_colliding_words(200))
+    fast, _ = _counters()
+    assert fast.count(text) == len(STOCK.encode_ordinary(text))
+    assert fast.count(text) == len(STOCK.encode_ordinary(text))
+    assert fast.prepare_many([text, text]) == _counters()[1].prepare_many([text, text])
+
+
 @native
 def test_the_c_counter_leaves_non_ascii_text_to_the_caller() -> None:
     counter = _native_module().AsciiCounter(ENCODE_PIECE)
