@@ -9,7 +9,7 @@ They stay importable as Python: a machine without a C compiler, or
 ``FASTRAG_PURE_PYTHON=1`` at run time makes a compiled build import the Python sources
 instead (see fastrag._pure); tests/unit/test_compiled.py compares the two.
 
-One module is C written by hand (``NATIVE``): cl100k counting of ASCII text, an
+One module is C written by hand (``NATIVE``): cl100k token counting, an
 accelerator the Python counter uses when it is built (see its source for why).
 """
 
@@ -69,7 +69,7 @@ the class), the validator (it must stay independent of the engine), and what is 
 
 
 NATIVE = [
-    "src/fastrag/tokenization/_cl100k_ascii.c",
+    "src/fastrag/tokenization/_cl100k_count.c",
 ]
 """Hand-written C modules (no Python source of the same name: the Python code that uses
 one keeps its own path for when it is absent or FASTRAG_PURE_PYTHON=1 is set)."""

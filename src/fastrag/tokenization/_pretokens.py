@@ -21,10 +21,11 @@ unchanged: outside long-stable blocks, Python's Unicode tables need not match th
 crate's. Tests compare this counter with ``encode_ordinary`` on real documents, on every
 ``SAFE`` character in many contexts, and on generated text.
 
-ASCII text, most of what documents hold, goes to ``_cl100k_ascii`` where it is built: the
-same pattern and memo in C, without a Python string per pre-token (about six times
-faster than the regex path below, which stays for other text, for builds without a C
-compiler and under ``FASTRAG_PURE_PYTHON=1``; tests compare the two).
+Where it is built, ``_cl100k_count`` counts ``SAFE`` text instead: the same pattern and
+memo in C, without a Python string per pre-token (about six times faster than the regex
+path below, which stays for builds without a C compiler and under
+``FASTRAG_PURE_PYTHON=1``; tests compare the two). It also prepares non-ASCII ``SAFE``
+text, which the regex path leaves to ``prepare_parts``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Final, Protocol
 from fastrag._pure import sources_preferred
 from fastrag.tokenization.counting import Prepared
 
-__all__ = ["PreTokenCounter", "native_available"]
+__all__ = ["BACKWARD_SCAN", "PreTokenCounter", "native_available"]
 
 # Character classes of cl100k's pattern, spelled out for the characters of ``SAFE``
 # (generated from Unicode 14 categories; stable, long-assigned blocks): ``\p{L}`` (all
@@ -69,6 +70,10 @@ CL100K_SAFE: Final = re.compile(
 """cl100k_base's pre-tokenizer for text made of ``SAFE`` characters (see the module
 docstring)."""
 
+BACKWARD_SCAN: Final = 128
+"""Characters from a text's end within which ``last_split_point`` tries every offset
+(before them, only its candidates regex's; see ``tiktoken._CutRule.last``)."""
+
 _LETTERS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _NEWLINES: Final = "\r\n"
 _ISSPACE: Final = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "
@@ -83,25 +88,67 @@ thousands of distinct pre-tokens."""
 
 
 class _Native(Protocol):
-    """``_cl100k_ascii.AsciiCounter``'s interface."""
+    """``_cl100k_count.Cl100kCounter``'s interface."""
 
-    def count(self, text: str) -> int: ...
+    def count(self, text: str) -> int | None: ...
     def prepare_many(self, texts: Sequence[str]) -> list[Prepared | None]: ...
 
 
+_CLASS_BITS: Final = (
+    (1, f"[{_L}]"),  # \p{L}
+    (2, f"[{_N}]"),  # \p{N}
+    (4, f"[{_S}]"),  # \s
+    (8, "[\r\n]"),
+    (64, "[\\W\\d_]"),  # may follow a letter at a split point the candidates regex finds
+    (128, f"[{SAFE}]"),
+)
+"""Bits of the C counter's class table (its enum) given by patterns; 16 (``str.isspace``)
+and 32 (``str.isalpha``), for split points, are the ``str`` methods'."""
+_TABLE_SIZE: Final = 0x2600
+"""Code points the class table covers: every ``SAFE`` one (the last is U+259F)."""
+
+
+_TABLES: list[bytes] = []
+"""``class_table()``'s result, once built (a few ms)."""
+
+
+def class_table() -> bytes:
+    """The C counter's character classes: one byte of bits per code point below
+    ``_TABLE_SIZE``, from this module's classes and ``str``'s own (see ``_cl100k_count.c``).
+    """
+    if not _TABLES:
+        _TABLES.append(_build_class_table())
+    return _TABLES[0]
+
+
+def _build_class_table() -> bytes:
+    patterns = [(bit, re.compile(pattern)) for bit, pattern in _CLASS_BITS]
+    table = bytearray(_TABLE_SIZE)
+    for code in range(_TABLE_SIZE):
+        char = chr(code)
+        bits = (16 if char.isspace() else 0) | (32 if char.isalpha() else 0)
+        for bit, pattern in patterns:
+            if pattern.match(char) is not None:
+                bits |= bit
+        table[code] = bits
+    return bytes(table)
+
+
 def _native_counter() -> Callable[[Callable[[bytes], Sequence[int]]], _Native] | None:
-    """``_cl100k_ascii.AsciiCounter`` if it is built and the sources are not asked for."""
+    """A factory of ``_cl100k_count.Cl100kCounter``s, if the module is built and the
+    sources are not asked for."""
     if sources_preferred():
         return None
     try:
-        from fastrag.tokenization._cl100k_ascii import AsciiCounter
+        from fastrag.tokenization._cl100k_count import Cl100kCounter
     except ImportError:  # a build without a C compiler: the regex path counts the same
         return None
-    return AsciiCounter
+    classes = class_table()
+    return lambda encode_piece: Cl100kCounter(encode_piece, classes, BACKWARD_SCAN)
 
 
 def native_available() -> bool:
-    """Whether ASCII text is counted by the C module (``_cl100k_ascii``)."""
+    """Whether ``SAFE`` text is counted by the C module (``_cl100k_count``)."""
     return _native_counter() is not None
 
 
@@ -131,7 +178,7 @@ class PreTokenCounter:
     each pre-token). The memo only saves work: every count is the encoder's.
     """
 
-    __slots__ = ("_ascii", "_encode", "_findall", "_get")
+    __slots__ = ("_encode", "_findall", "_get", "_native")
 
     def __init__(
         self,
@@ -140,24 +187,23 @@ class PreTokenCounter:
         *,
         native: bool = True,
     ) -> None:
-        """``native=False`` keeps ASCII text on the regex path (tests compare the two)."""
+        """``native=False`` keeps the regex path (tests compare the two)."""
         self._encode = encode_ordinary
         self._findall = CL100K_SAFE.findall
         self._get = _Memo(encode_piece).__getitem__
         factory = _native_counter() if native else None
-        self._ascii: _Native | None = factory(encode_piece) if factory is not None else None
+        self._native: _Native | None = factory(encode_piece) if factory is not None else None
 
     def count(self, text: str) -> int:
-        if text.isascii():
-            if self._ascii is not None:
-                return self._ascii.count(text)
-            return sum(map(self._get, self._findall(text)))
-        if _UNSAFE.search(text) is None:
+        if self._native is not None:
+            counted = self._native.count(text)
+            return counted if counted is not None else len(self._encode(text))
+        if text.isascii() or _UNSAFE.search(text) is None:
             return sum(map(self._get, self._findall(text)))
         return len(self._encode(text))
 
     def count_many(self, texts: Sequence[str]) -> list[int]:
-        if self._ascii is not None:
+        if self._native is not None:
             count = self.count
             return [count(text) for text in texts]
         get, findall, encode, unsafe = self._get, self._findall, self._encode, _UNSAFE.search
@@ -169,10 +215,10 @@ class PreTokenCounter:
         ]
 
     def prepare_many(self, texts: Sequence[str]) -> list[Prepared | None]:
-        """``prepare_parts`` of each ASCII text from its pre-tokens; ``None`` for the rest
-        (see ``_prepare_many``), by the C module where it is built."""
-        if self._ascii is not None:
-            return self._ascii.prepare_many(texts)
+        """``prepare_parts`` of each text the C module counts (``SAFE`` text) or, without
+        it, of each ASCII text (see ``_prepare_many``); ``None`` for the rest."""
+        if self._native is not None:
+            return self._native.prepare_many(texts)
         return self._prepare_many(texts)
 
     def _prepare_many(self, texts: Sequence[str]) -> list[Prepared | None]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from fastrag.exceptions import ConfigurationError
-from fastrag.tokenization._pretokens import PreTokenCounter
+from fastrag.tokenization._pretokens import BACKWARD_SCAN, PreTokenCounter
 from fastrag.tokenization._text import CONTINUATION_BYTES, scrub_surrogates
 from fastrag.tokenization._tiktoken_loading import load_encoding
 from fastrag.tokenization.counting import Prepared
@@ -80,7 +80,7 @@ class _CutRule:
         # A tail's last cut is almost always within a few characters of the end, where a
         # plain backward scan beats building match objects; the regex takes over after.
         accepts = self.accepts
-        stop = max(0, len(text) - _BACKWARD_SCAN)
+        stop = max(0, len(text) - BACKWARD_SCAN)
         for offset in range(len(text) - 1, stop, -1):
             if accepts(text[offset - 1], text[offset]):
                 return offset
@@ -95,8 +95,6 @@ class _CutRule:
                 found = offset
         return found
 
-
-_BACKWARD_SCAN = 128
 
 # Letter then non-letter, or a newline then a non-space. ``[^\W\d_]`` holds every
 # str.isalpha character (plus a few numerics that _cl100k_cut rejects); ``[\W\d_]``
@@ -119,8 +117,9 @@ class TiktokenTokenizer:
     counts and needs no version suffix. Instances pickle by name, for process pools.
 
     ``cl100k_base`` text made of common scripts and punctuation is counted by its
-    pre-tokens (``_pretokens``: a regex pass and a bounded memo of each distinct
-    pre-token's count) — the same numbers as ``encode_ordinary``, at about half the cost.
+    pre-tokens (``_pretokens``: one pass over the text and a bounded memo of each distinct
+    pre-token's count, in C where it is built) — the same numbers as ``encode_ordinary``,
+    at a fraction of the cost.
     """
 
     __slots__ = (

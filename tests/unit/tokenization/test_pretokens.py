@@ -22,9 +22,11 @@ from hypothesis import strategies as st
 
 from fastrag.tokenization import TiktokenTokenizer
 from fastrag.tokenization._pretokens import (
+    BACKWARD_SCAN,
     CL100K_SAFE,
     SAFE,
     PreTokenCounter,
+    class_table,
     native_available,
 )
 from fastrag.tokenization.counting import count_and_prepare, prepare_parts
@@ -163,10 +165,11 @@ def test_text_outside_the_safe_blocks_takes_the_encoder() -> None:
         assert TOKENIZER.count(text) == len(STOCK.encode_ordinary(text))
 
 
-# The C counter (``_cl100k_ascii``) against the regex path it replaces for ASCII text. Both
-# exist only in a compiled build (``make test`` runs this file again on one).
+# The C counter (``_cl100k_count``) against the regex path and ``prepare_parts``. Both exist
+# only in a compiled build (``make test`` runs this file again on one).
 native = pytest.mark.skipif(not native_available(), reason="the C counter is not built")
 ENCODE_PIECE = STOCK._core_bpe.encode_single_piece
+UNSAFE = re.compile(f"[^{SAFE}]")
 
 
 def _counters() -> tuple[PreTokenCounter, PreTokenCounter]:
@@ -174,6 +177,35 @@ def _counters() -> tuple[PreTokenCounter, PreTokenCounter]:
     fast = PreTokenCounter(STOCK.encode_ordinary, ENCODE_PIECE)
     regex = PreTokenCounter(STOCK.encode_ordinary, ENCODE_PIECE, native=False)
     return fast, regex
+
+
+def _native_module() -> Any:
+    import fastrag.tokenization._cl100k_count as module
+
+    return module
+
+
+def _native_counter() -> Any:
+    return _native_module().Cl100kCounter(ENCODE_PIECE, class_table(), BACKWARD_SCAN)
+
+
+def _check_against_references(batch: list[str]) -> None:
+    """Pre-tokens as the regex's, parts as ``prepare_parts``' (and, for ASCII text, as the
+    regex path's), counts as ``encode_ordinary``'s; None for text outside ``SAFE``."""
+    counter = _native_counter()
+    for text in batch:
+        expected = None if UNSAFE.search(text) else CL100K_SAFE.findall(text)
+        assert counter.pretokens(text) == expected, repr(text)
+    fast, regex = _counters()
+    prepared = fast.prepare_many(batch)
+    generic = prepare_parts(_Generic(), batch)
+    for text, part, reference in zip(batch, prepared, generic, strict=True):
+        assert part == (None if UNSAFE.search(text) else reference), repr(text)
+    by_regex = regex.prepare_many(batch)
+    assert [p for p, t in zip(prepared, batch, strict=True) if t.isascii()] == [
+        p for p, t in zip(by_regex, batch, strict=True) if t.isascii()
+    ]
+    assert fast.count_many(batch) == [len(STOCK.encode_ordinary(text)) for text in batch]
 
 
 ASCII_PIECES = (
@@ -200,55 +232,76 @@ ASCII_PIECES = (
     "  \n ",
     " \t\n\n",
 )
-ascii_texts = st.one_of(
+counter_texts = st.one_of(
     st.lists(st.sampled_from(ASCII_PIECES), max_size=60).map("".join),
+    st.lists(
+        st.sampled_from(ASCII_PIECES + SAFE_PIECES + ("²", "½", "a²", "\u00b5")), max_size=60
+    ).map("".join),
     st.text(st.characters(max_codepoint=127), max_size=80),
+    st.text(st.characters(max_codepoint=0x2600), max_size=80),
+    any_texts,
 )
 
 
 @native
-@settings(max_examples=600, deadline=None)
-@given(st.lists(ascii_texts, max_size=8))
-def test_the_c_counter_prepares_as_the_regex_path(batch: list[str]) -> None:
-    for text in batch:
-        assert _native_module().pretokens(text) == CL100K_SAFE.findall(text)
-    fast, regex = _counters()
-    assert fast.prepare_many(batch) == regex.prepare_many(batch)
-    assert [fast.count(text) for text in batch] == [
-        len(STOCK.encode_ordinary(text)) for text in batch
-    ]
+@settings(max_examples=800, deadline=None)
+@given(st.lists(counter_texts, max_size=8))
+def test_the_c_counter_matches_the_references_on_generated_text(batch: list[str]) -> None:
+    _check_against_references(batch)
 
 
 @native
-def test_the_c_counter_prepares_every_short_ascii_text_as_the_regex_path() -> None:
-    # Every text of up to three characters over the characters the pattern tells apart.
-    alphabet = "aZ0 \t\n\r\x0b\x1c\x00'.-sltv"
+def test_the_c_counter_matches_the_references_on_every_short_text() -> None:
+    # Every text of up to three characters over the characters the pattern tells apart,
+    # every pair of ASCII characters, and each SAFE character between ASCII ones.
+    alphabet = "aZ0 \t\n\r\x0b\x1c\x00'.-sltv\u017f\u00a0\u2028\u00e9\u00b2\u0416\u2019"
     batch = [a + b + c for a in alphabet for b in alphabet for c in ["", *alphabet]]
     batch += [chr(code) + chr(other) for code in range(128) for other in range(128)]
-    pretokens = _native_module().pretokens
-    assert [pretokens(text) for text in batch] == [CL100K_SAFE.findall(text) for text in batch]
-    fast, regex = _counters()
-    assert fast.prepare_many(batch) == regex.prepare_many(batch)
-    assert fast.count_many(batch) == [len(STOCK.encode_ordinary(text)) for text in batch]
+    safe = [chr(code) for code in range(0x80, 0x2600) if not UNSAFE.match(chr(code))]
+    batch += [before + char + after for char in safe for before, after in ("a ", " a", "\n'")]
+    _check_against_references(batch)
 
 
 @native
-def test_the_c_counter_prepares_real_documents_as_the_regex_path() -> None:
+def test_the_c_counter_matches_the_references_on_real_documents() -> None:
     real = _real_texts()
-    pretokens = _native_module().pretokens
-    assert [pretokens(text) for text in real if text.isascii()] == [
-        CL100K_SAFE.findall(text) for text in real if text.isascii()
-    ]
-    fast, regex = _counters()
-    assert fast.prepare_many(real) == regex.prepare_many(real)
-    assert fast.prepare_many(real) == regex.prepare_many(real)  # remembered counts
+    assert sum(not text.isascii() and not UNSAFE.search(text) for text in real) > 100
+    _check_against_references(real)
+    fast, _ = _counters()
+    assert fast.prepare_many(real) == fast.prepare_many(real)  # remembered counts
+
+
+@native
+def test_the_c_counter_finds_split_points_as_the_tokenizer_does() -> None:
+    # A letter then "²" is a split point that only ``last_split_point``'s backward scan (the
+    # last BACKWARD_SCAN characters) finds; before them, only its candidates regex looks.
+    near = "x a² y z"
+    far = near + " filler" * (BACKWARD_SCAN // 7 + 2)
+    # Only digits after "a²": the last split point is the one before it, found by the regex.
+    before_digits = "x\ny a² " + "1" * (BACKWARD_SCAN + 20)
+    # The last split point exactly BACKWARD_SCAN characters from the end.
+    at_the_edge = "ab " + "1" * (BACKWARD_SCAN - 1)
+    assert TOKENIZER.last_split_point(at_the_edge) == len(at_the_edge) - BACKWARD_SCAN
+    for text in (near, far, before_digits, at_the_edge, "a²", "é² and ² é", "Ж²\nЖ"):
+        _check_against_references([text])
+    fast, _ = _counters()
+    assert fast.prepare_many([near])[0][4] == near[TOKENIZER.last_split_point(near) :]
 
 
 @native
 def test_the_c_counter_counts_long_and_many_distinct_pieces() -> None:
     # Pre-tokens longer than the memo keeps, and more distinct ones than it holds.
     fast, _ = _counters()
-    for text in ("a" * 5_000, "=" * 700 + "\n", " " * 300 + "x", "1" * 999, "'" * 80 + "s"):
+    for text in (
+        "a" * 5_000,
+        "=" * 700 + "\n",
+        " " * 300 + "x",
+        "1" * 999,
+        "'" * 80 + "s",
+        "é" * 3_000,
+        "\u2014" * 500,
+        "\u00a0" * 200 + "x",
+    ):
         assert fast.count(text) == len(STOCK.encode_ordinary(text))
     words = " ".join(f"w{index:05x}q" for index in range(70_000))
     assert fast.count(words) == len(STOCK.encode_ordinary(words))
@@ -278,27 +331,29 @@ def _colliding_words(count: int) -> list[str]:
 def test_the_c_counter_counts_colliding_pieces_exactly() -> None:
     # More colliding pieces than the memo looks through: the rest are counted each time.
     text = "".join(_colliding_words(200))
-    fast, _ = _counters()
+    fast, regex = _counters()
     assert fast.count(text) == len(STOCK.encode_ordinary(text))
     assert fast.count(text) == len(STOCK.encode_ordinary(text))
-    assert fast.prepare_many([text, text]) == _counters()[1].prepare_many([text, text])
+    assert fast.prepare_many([text, text]) == regex.prepare_many([text, text])
 
 
 @native
-def test_the_c_counter_leaves_non_ascii_text_to_the_caller() -> None:
-    counter = _native_module().AsciiCounter(ENCODE_PIECE)
-    assert counter.prepare_many(["é", "plain"])[0] is None
-    with pytest.raises(ValueError, match="not ASCII"):
-        counter.count("café")
+def test_the_c_counter_leaves_other_text_to_the_caller() -> None:
+    counter = _native_counter()
+    assert counter.prepare_many(["中文", "plain", "a😀"]) == [
+        None,
+        ("plain", 1, False, "plain", "", None),
+        None,
+    ]
+    assert counter.count("中文") is None
+    assert counter.pretokens("a😀") is None
     with pytest.raises(TypeError, match="expected str"):
-        counter.count(b"bytes")  # type: ignore[arg-type]
+        counter.count(b"bytes")
     with pytest.raises(TypeError, match="expected str"):
-        counter.prepare_many(["ok", 3])  # type: ignore[list-item]
+        counter.prepare_many(["ok", 3])
     with pytest.raises(TypeError, match="callable"):
-        _native_module().AsciiCounter(3)  # type: ignore[arg-type]
-
-
-def _native_module() -> Any:
-    import fastrag.tokenization._cl100k_ascii as module
-
-    return module
+        _native_module().Cl100kCounter(3, class_table(), BACKWARD_SCAN)
+    with pytest.raises(ValueError, match="classes"):
+        _native_module().Cl100kCounter(ENCODE_PIECE, b"", BACKWARD_SCAN)
+    with pytest.raises(ValueError, match="backward_scan"):
+        _native_module().Cl100kCounter(ENCODE_PIECE, class_table(), -1)
