@@ -52,7 +52,7 @@
 #define FIRST_SLOTS (1 << 10)
 #define MAX_PROBES 32          /* slots looked at from a piece's home slot, at most */
 
-/* The bits of the class table (``_pretokens._class_table`` builds it). */
+/* The bits of the class table (``_pretokens.class_table`` builds it). */
 enum {
     LETTER = 1,     /* \p{L} of the pattern */
     DIGIT = 2,      /* \p{N} */
@@ -63,6 +63,13 @@ enum {
     CUT_AFTER = 64,  /* [\W\d_]: may follow a letter at a found split point */
     SAFE = 128,      /* handled here */
 };
+
+/* Inlined where ``kind`` is a constant, so that each string kind gets its own loop. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
 
 /* Strings are always "ready" from 3.12 on, where the macro is deprecated. */
 #if PY_VERSION_HEX >= 0x030C0000
@@ -89,7 +96,7 @@ folded(const uint8_t *cls, Py_UCS4 c)
 /* End of the pre-token that starts at ``p`` (p < n): the alternatives in the pattern's
  * order; each returns as soon as it matches, as leftmost-first alternation does. Every
  * code unit of the text has an entry in ``cls`` (the caller checked). */
-static inline __attribute__((always_inline)) Py_ssize_t
+static ALWAYS_INLINE Py_ssize_t
 piece_end(const uint8_t *cls, const void *s, int kind, Py_ssize_t p, Py_ssize_t n)
 {
     Py_UCS4 c = UNIT(s, kind, p);
@@ -364,7 +371,7 @@ typedef struct {
 enum { SCANNED = 0, NOT_SAFE = 1 };
 
 /* UTF-8 bytes of code units [p, end) of SAFE text (no surrogates, all below U+10000). */
-static inline __attribute__((always_inline)) Py_ssize_t
+static ALWAYS_INLINE Py_ssize_t
 utf8(const void *s, int kind, Py_ssize_t p, Py_ssize_t end, uint8_t *out)
 {
     Py_ssize_t size = 0;
@@ -387,7 +394,7 @@ utf8(const void *s, int kind, Py_ssize_t p, Py_ssize_t end, uint8_t *out)
 }
 
 /* The count of code units [p, end) of non-ASCII text. */
-static inline __attribute__((always_inline)) Py_ssize_t
+static ALWAYS_INLINE Py_ssize_t
 count_units(Counter *self, const void *s, int kind, Py_ssize_t p, Py_ssize_t end)
 {
     uint8_t small[MEMO_PIECE * 3];
@@ -406,7 +413,7 @@ count_units(Counter *self, const void *s, int kind, Py_ssize_t p, Py_ssize_t end
 
 /* Counts (and, if ``splits``, split points) of a text of one kind; ``ascii`` when every
  * code unit is ASCII, so that the text is its own UTF-8. */
-static inline __attribute__((always_inline)) int
+static ALWAYS_INLINE int
 scan_kind(Counter *self, const void *s, int kind, int ascii, Py_ssize_t n, int splits,
           Scan *out)
 {
