@@ -152,8 +152,9 @@ def count_and_prepare(
 ) -> list[Prepared]:
     """``prepare_parts(tokenizer, texts, memo=memo)``, counts included, by the fastest route.
 
-    A tokenizer that prepares parts itself (``TiktokenTokenizer`` on ASCII text: counts,
-    split points and head/tail counts from one pre-token pass, see ``_pretokens``) does
+    A tokenizer that prepares parts itself (``TiktokenTokenizer`` on text of common
+    scripts: counts, split points and head/tail counts from one pre-token pass, see
+    ``_pretokens``) does
     so for the texts it can; the rest take ``prepare_parts``. The parts are the same
     either way.
     """
