@@ -187,10 +187,10 @@ split_rule(const uint8_t *cls, Py_UCS4 before, Py_UCS4 after)
 /* ---- the memo: pre-token bytes -> count, open addressing ---- */
 
 typedef struct {
-    uint64_t hash;
+    uint32_t hash;   /* the low bits of the piece's hash: its home slot is in them */
     uint32_t offset; /* into the arena */
     uint32_t length; /* 0: empty slot */
-    Py_ssize_t count;
+    uint32_t count;  /* a remembered piece has at most MEMO_PIECE * 3 bytes: a few tokens */
 } Slot;
 
 typedef struct {
@@ -290,7 +290,7 @@ memo_find(Counter *self, const uint8_t *s, Py_ssize_t n, uint64_t h)
         if (slot->length == 0) {
             return slot;
         }
-        if (slot->hash == h && slot->length == (uint32_t)n &&
+        if (slot->hash == (uint32_t)h && slot->length == (uint32_t)n &&
             memcmp(self->arena + slot->offset, s, (size_t)n) == 0) {
             return slot;
         }
@@ -349,10 +349,10 @@ count_piece(Counter *self, const uint8_t *s, Py_ssize_t n, int remember)
         self->arena_size = size;
     }
     memcpy(self->arena + self->arena_used, s, (size_t)n);
-    slot->hash = h;
+    slot->hash = (uint32_t)h;
     slot->offset = (uint32_t)self->arena_used;
     slot->length = (uint32_t)n;
-    slot->count = count;
+    slot->count = (uint32_t)count;
     self->arena_used += (size_t)n;
     self->used++;
     return count;
