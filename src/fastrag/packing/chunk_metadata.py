@@ -5,7 +5,8 @@ per coverage unit) and ``serialization_map`` (a 5-tuple per run), plus the
 ``structure_metadata`` projection. As tuples of tuples of ints these weighed more than
 the chunk texts themselves: about 1.2x the input for a 10 MB Markdown document, alive
 beside the tree until the last chunk is out. ``ChunkMetadata`` keeps the offsets as
-int64 in one ``bytes`` and builds those values when they are read, so every reader
+int32 in one ``bytes`` (int64 past 2**31) and builds those values when they are read,
+so every reader
 (``build_embedding_text``, the validator, JSONL records, ``Document``) sees exactly the
 keys and the tuple values the contract (``fastrag.packing.contract``) names, in the same
 order, and an equal mapping compares equal. Each read of a built value is a new tuple:
@@ -21,7 +22,7 @@ held half the references a full collection visited on a 50 MB document).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import chain
 from operator import itemgetter
 from typing import Any, Final
@@ -90,16 +91,18 @@ class ChunkMetadata(Mapping[str, Any]):
         node_ids: tuple[str, ...] = projection["node_ids"]
         node_kinds: tuple[str, ...] = projection["kinds"]
         positions = id_numbers(document_id, node_ids, node_kinds)
-        # Int64 in one bytes: retained pairs, then the map runs column by column (every
-        # display start, every display end, every source start, every source end: a
-        # transposition in C, where interleaving took a Python loop over the runs of
-        # an HTML chunk, hundreds of them), then node numbers.
-        offsets = array("q", chain.from_iterable(retained))
+        # Every offset in one array: retained pairs, then the map runs column by column
+        # (every display start, every display end, every source start, every source
+        # end: a transposition in C, where interleaving took a Python loop over the runs
+        # of an HTML chunk, hundreds of them), then node numbers. Int32 bytes, half the
+        # size of int64 (a tenth of the input at 10 MB of Markdown); an offset or number
+        # past 2**31 keeps the whole int64 array instead.
         columns: tuple[tuple[Any, ...], ...] = tuple(zip(*runs, strict=True)) or _NO_RUNS
-        for column in columns[:4]:
-            offsets.extend(column)
-        if positions is not None:
-            offsets.extend(positions)
+        stored: bytes | array[int]
+        try:
+            stored = _offsets("i", retained, columns, positions).tobytes()
+        except OverflowError:
+            stored = _offsets("q", retained, columns, positions)
         self._fields = (
             document_id,
             values["section_ids"],
@@ -107,7 +110,7 @@ class ChunkMetadata(Mapping[str, Any]):
             values["heading_path"],
             values["displayed_heading_ids"],
             values["embed_heading_path"],
-            offsets.tobytes(),
+            stored,
             columns[4],
             values["repeated_context"],
             values["overlap_intervals"],
@@ -144,9 +147,28 @@ class ChunkMetadata(Mapping[str, Any]):
         return (ChunkMetadata, (dict(self),))
 
 
-def _parts(fields: tuple[Any, ...]) -> tuple[memoryview, memoryview, memoryview]:
+def _offsets(
+    code: str,
+    retained: Sequence[tuple[int, int]],
+    columns: tuple[tuple[Any, ...], ...],
+    positions: Sequence[int] | None,
+) -> array[int]:
+    offsets = array(code, chain.from_iterable(retained))
+    for column in columns[:4]:
+        offsets.extend(column)
+    if positions is not None:
+        offsets.extend(iter(positions))  # an int64 array: extended item by item
+    return offsets
+
+
+def _stored_offsets(fields: tuple[Any, ...]) -> Sequence[int]:
+    stored = fields[_OFFSETS]
+    return memoryview(stored).cast("i") if type(stored) is bytes else stored
+
+
+def _parts(fields: tuple[Any, ...]) -> tuple[Sequence[int], Sequence[int], Sequence[int]]:
     """The offsets' three parts: retained pairs, map runs, node numbers."""
-    offsets = memoryview(fields[_OFFSETS]).cast("q")
+    offsets = _stored_offsets(fields)
     numbers = 0 if fields[_NODE_IDS] is not None else len(fields[_NODE_KINDS])
     runs = len(offsets) - numbers
     retained = runs - 4 * len(fields[_RUN_KINDS])
@@ -154,7 +176,7 @@ def _parts(fields: tuple[Any, ...]) -> tuple[memoryview, memoryview, memoryview]
 
 
 def _char_start(fields: tuple[Any, ...]) -> int:
-    return int(memoryview(fields[_OFFSETS]).cast("q")[0])
+    return int(_stored_offsets(fields)[0])
 
 
 def _char_end(fields: tuple[Any, ...]) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import pickle
 import sys
+from array import array
 from typing import Any
 
 import pytest
@@ -124,6 +125,30 @@ def test_other_keys_or_another_order_are_refused() -> None:
         ChunkMetadata(reordered)
 
 
+def test_offsets_past_int32_are_kept_as_int64() -> None:
+    big = 2**31
+    plain = metadata()
+    shifted = metadata(
+        char_start=plain["char_start"] + big,
+        char_end=plain["char_end"] + big,
+        retained_intervals=tuple((a + big, b + big) for a, b in plain["retained_intervals"]),
+        serialization_map=tuple(
+            (d0, d1, s0 + big if s0 >= 0 else s0, s1 + big if s1 >= 0 else s1, kind)
+            for d0, d1, s0, s1, kind in plain["serialization_map"]
+        ),
+        structure_metadata={
+            "node_ids": ("doc:heading:2", f"doc:paragraph:{big}"),
+            "kinds": ("heading", "paragraph"),
+        },
+    )
+    for values, stored in ((plain, bytes), (shifted, array)):
+        compact = ChunkMetadata(values)
+        assert type(compact._fields[6]) is stored
+        assert dict(compact) == values
+        assert pickle.loads(pickle.dumps(compact)) == values
+    assert len(ChunkMetadata(plain)._fields[6]) == 4 * (6 + 4 * 5 + 2)  # int32 each
+
+
 def test_the_engine_emits_it_and_it_holds_far_less_than_the_tuples() -> None:
     text = "# Title\n\n" + "\n\n".join(f"Line {i} with [a link](u{i})." for i in range(400))
     pieces = pack(normalize(text, "markdown"), Utf8ByteTokenizer(), PackingConfig(max_tokens=600))
@@ -134,7 +159,7 @@ def test_the_engine_emits_it_and_it_holds_far_less_than_the_tuples() -> None:
     as_tuples = sys.getsizeof(retained) + sum(
         sys.getsizeof(pair) + sum(map(sys.getsizeof, pair)) for pair in retained
     )
-    offsets = meta._fields[6]  # every offset of the chunk, int64 in one bytes
+    offsets = meta._fields[6]  # every offset of the chunk, int32 in one bytes
     assert isinstance(offsets, bytes) and sys.getsizeof(offsets) * 4 < as_tuples
     gc.collect()
     gc.collect()  # a tuple is untracked once what it holds is (inner ones first)
