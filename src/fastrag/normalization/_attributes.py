@@ -1,4 +1,4 @@
-"""Node attributes packed as ``Nodes`` keeps them: ``(keys, *values)``, repeats shared.
+"""Node attributes packed as ``Nodes`` keeps them: ``(keys, values)``, repeats shared.
 
 A module of its own so that it can be compiled (``setup.py``): the Markdown adapter packs
 every node's attributes while it fills the node columns, in compiled code
@@ -16,18 +16,15 @@ from fastrag.normalization._pairs import PairsKey
 
 __all__ = ["AttributePacker", "PackedAttributes", "unpacked"]
 
-PackedAttributes = tuple[Any, ...] | None
-"""A node's attributes as ``Nodes`` keeps them: one tuple, ``(keys, *values)`` (the keys
-tuple shared with every node of the same keys), or ``None`` for none. One tuple, not a
-pair of tuples: 56 bytes less per node, 2 MB of the tree of 10 MB of Markdown (its
-leaves' links)."""
+PackedAttributes = tuple[tuple[str, ...], tuple[Any, ...]] | None
+"""A node's attributes as ``Nodes`` keeps them: ``(keys, values)``, or ``None`` for none."""
 
 
 class AttributePacker:
-    """Packs attribute mappings as ``Nodes`` keeps them, ``(keys, *values)``, sharing repeats.
+    """Packs attribute mappings as ``Nodes`` keeps them, ``(keys, values)``, sharing repeats.
 
     Why: a leaf with links has attributes of its own, and as a dict behind its proxy they
-    cost about twice its keys and values; packed, the tree of 10 MB of Markdown fell from
+    cost about twice its (keys, values); packed, the tree of 10 MB of Markdown fell from
     3.2x to 2.8x the input (tracemalloc). Each distinct tuple of keys is kept once;
     ``shared`` also gives equal mappings one pair (a list item's label and depth, a
     fence's language: repeated thousands of times), ``own`` a pair of the mapping's own
@@ -70,7 +67,7 @@ class AttributePacker:
         found = self._keys.get(shape)
         if found is None:
             found = self._keys[shape] = shape[0]
-        return (found, *values)
+        return (found, tuple(values))
 
     def shared(self, mapping: Mapping[str, Any]) -> PackedAttributes:
         items = tuple(mapping.items())
@@ -90,11 +87,10 @@ def _flat(value: Any) -> Any:
     return tuple(chain.from_iterable(value))
 
 
-def unpacked(packed: tuple[Any, ...]) -> dict[str, Any]:
-    """The mapping ``AttributePacker`` packed as ``(keys, *values)``: flat pairs paired."""
-    keys: tuple[str, ...] = packed[0]
+def unpacked(keys: tuple[str, ...], values: tuple[Any, ...]) -> dict[str, Any]:
+    """The mapping ``AttributePacker`` packed as ``(keys, values)``: flat pairs paired."""
     mapping: dict[str, Any] = {}
-    for key, value in zip(keys, packed[1:], strict=True):
+    for key, value in zip(keys, values, strict=True):
         if type(key) is PairsKey:
             mapping[str(key)] = tuple(zip(value[0::2], value[1::2], strict=True))
         else:

@@ -802,7 +802,7 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         ``parents[i] < i``. ``attributes`` must be read-only mappings (shared freely);
         without ``levels`` or ``attributes`` every node has none. An adapter may give
         ``packed_attributes`` instead, in the form the columns keep them (``(keys,
-        *values)`` tuples of immutable values, ``None`` for none; a tuple of pairs may be
+        values)`` tuples of immutable values, ``None`` for none; a tuple of pairs may be
         kept flat under a ``PairsKey``, as ``AttributePacker`` does): no pass over
         mappings.
         Likewise ``serialization`` (node position -> its map segments) may come as
@@ -997,7 +997,8 @@ class Nodes(_BuiltOnAccess[NormalizedNode]):
         packed = self._attributes[position]
         if packed is None:
             return _NO_ATTRIBUTES
-        return MappingProxyType(unpacked(packed))
+        keys, values = packed
+        return MappingProxyType(unpacked(keys, values))
 
 
 _SEGMENT_OFFSETS: Final = operator.attrgetter(

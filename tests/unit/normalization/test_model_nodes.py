@@ -236,7 +236,7 @@ def _two_paragraphs(first: Mapping[str, object], second: Mapping[str, object]) -
 def test_attributes_are_kept_packed_and_read_back_as_mappings() -> None:
     link = MappingProxyType({"label": "-", "links": (("x", "u"),)})
     given = _small(attributes=(NONE, link))
-    packed = _small(packed_attributes=(None, (("label", "links"), "-", (("x", "u"),))))
+    packed = _small(packed_attributes=(None, (("label", "links"), ("-", (("x", "u"),)))))
     assert given == packed
     assert packed[1].attributes == link and packed.attributes(0) == {}
     mapping = packed.attributes(1)
@@ -254,10 +254,10 @@ def test_tuples_of_pairs_are_kept_flat_and_read_back_as_pairs() -> None:
     mapping = MappingProxyType({"links": links, "odd": odd, "words": ("p", "q"), "none": ()})
     plain = MappingProxyType({"links": ("x", "u")})  # the same key, not pairs
     nodes = _two_paragraphs(mapping, plain)
-    keys, *values = nodes._attributes[1]
+    keys, values = nodes._attributes[1]
     assert [type(key) for key in keys] == [PairsKey, str, str, str]
-    assert values == [("x", "u", "y", "v"), odd, ("p", "q"), ()]
-    assert nodes._attributes[2] == (("links",), ("x", "u"))
+    assert values == (("x", "u", "y", "v"), odd, ("p", "q"), ())
+    assert nodes._attributes[2] == (("links",), (("x", "u"),))
     assert type(nodes._attributes[2][0][0]) is str  # not marked: not shared with node 1's
     assert nodes.attributes(1) == mapping and nodes[1].attributes["links"] == links
     assert nodes.attributes(2) == plain
