@@ -8,7 +8,7 @@ EXTRAS := dev,normalization,hf,cli,pdf,pymupdf,office,docling,embeddings,eval,mi
 # sentence-transformers would pull a multi-GB CUDA build.
 TORCH  := torch==2.13.0
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | sha256sum | cut -c1-12)
-COMPILED := $(VENV)/.compiled-$(shell cat setup.py $$(sed -n 's/^    "\(src\/.*\.[cpy]*\)",$$/\1/p' setup.py) | sha256sum | cut -c1-12)
+COMPILED := $(VENV)/.compiled-$(shell cat setup.py $$(sed -n 's/^    "\(src\/.*\.\(py\|c\)\)",$$/\1/p' setup.py) | sha256sum | cut -c1-12)
 
 COMPILED_TESTS := tests/golden tests/property tests/unit/packing tests/unit/tokenization \
 	tests/unit/normalization tests/unit/test_compiled.py
@@ -25,9 +25,9 @@ $(STAMP):
 	touch $@
 
 # The engine's hot modules compiled with mypyc, and the hand-written C counter (setup.py
-# lists both: COMPILED, NATIVE), rebuilt whenever
-# one of them changes: an editable install keeps the compiled file beside its source
-# and Python imports the compiled one, so a stale build would hide an edit.
+# lists both: COMPILED, NATIVE), rebuilt whenever one of them changes: an editable
+# install keeps the compiled file beside its source and Python imports the compiled one,
+# so a stale build would hide an edit.
 $(COMPILED): $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.compiled-*

@@ -6,11 +6,10 @@ per coverage unit) and ``serialization_map`` (a 5-tuple per run), plus the
 the chunk texts themselves: about 1.2x the input for a 10 MB Markdown document, alive
 beside the tree until the last chunk is out. ``ChunkMetadata`` keeps the offsets as
 int32 in one ``bytes`` (int64 past 2**31) and builds those values when they are read,
-so every reader
-(``build_embedding_text``, the validator, JSONL records, ``Document``) sees exactly the
-keys and the tuple values the contract (``fastrag.packing.contract``) names, in the same
-order, and an equal mapping compares equal. Each read of a built value is a new tuple:
-nothing read is cached, so reading does not grow the chunk back.
+so every reader (``build_embedding_text``, the validator, JSONL records, ``Document``)
+sees exactly the keys and the tuple values the contract (``fastrag.packing.contract``)
+names, in the same order, and an equal mapping compares equal. Each read of a built
+value is a new tuple: nothing read is cached, so reading does not grow the chunk back.
 
 Everything is held in one plain tuple of immutable values. Why: the cyclic collector
 walks every tracked container on each full collection, touching each reference it

@@ -154,9 +154,8 @@ def count_and_prepare(
 
     A tokenizer that prepares parts itself (``TiktokenTokenizer`` on text of common
     scripts: counts, split points and head/tail counts from one pre-token pass, see
-    ``_pretokens``) does
-    so for the texts it can; the rest take ``prepare_parts``. The parts are the same
-    either way.
+    ``_pretokens``) does so for the texts it can; the rest take ``prepare_parts``. The
+    parts are the same either way.
     """
     fast = getattr(tokenizer, "_prepare_many", None)
     if fast is None:
