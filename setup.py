@@ -41,6 +41,7 @@ COMPILED = [
     "src/fastrag/packing/split/list.py",
     "src/fastrag/packing/split/prose.py",
     "src/fastrag/packing/split/table.py",
+    "src/fastrag/packing/windows.py",
     "src/fastrag/normalization/_attributes.py",
     "src/fastrag/normalization/formats/_html_blocks.py",
     "src/fastrag/normalization/formats/_html_elements.py",

@@ -23,7 +23,7 @@ of normalize + pack (reset through ``/proc/self/clear_refs``) minus the RSS befo
 then, in a second pass under ``tracemalloc``, what each stage holds, all over the input
 size; the chunks are kept, as ``pack`` returns them. The staged figures build the whole
 layout at once (``build_layout``: one window), to show what each stage costs; ``pack``
-itself works a window of top-level sections at a time (``build_layouts``), so its own
+itself works a window at a time (``windows.build_layouts``), so its own
 peak ("tree + pack() chunks") is the tree, the chunks and one window's state. The
 document is the corpus concatenated: about 150 top-level sections, one per file.
 ``--scaling 1,10,50`` instead times ``split()`` on one Markdown document of each size

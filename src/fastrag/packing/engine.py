@@ -3,9 +3,9 @@
 ``(NormalizedDocument, Tokenizer, PackingConfig) -> ((content, metadata), …)``: no I/O,
 no cache, no async, no logging of text. The stages, each in its own module:
 
-1. ``leaves.build_layouts`` — blocks in source order with display runs and lineage, in
-   windows of whole top-level sections that stages 2-4 handle one after the other (the
-   same chunks as the whole layout at once, with a window's worth of working state);
+1. ``leaves`` — blocks in source order with display runs and lineage, in windows
+   (``windows.build_layouts``) that stages 2-4 handle one after the other: the same
+   chunks as the whole layout at once, with a window's worth of working state;
 2. ``costs.Costs`` — every block counted once, batched; joins, prefixes, contexts;
 3. ``planner.Planner`` — sections kept whole when they fit, else packed toward the
    target (``merge``), oversized blocks cut by their splitter (``refine``, ``split/``);
@@ -32,11 +32,12 @@ from fastrag.normalization.model import NormalizedDocument
 from fastrag.packing.config import PackingConfig
 from fastrag.packing.costs import Costs
 from fastrag.packing.finish import Finisher
-from fastrag.packing.leaves import WINDOW_CHARACTERS, build_layouts
+from fastrag.packing.leaves import Layout
 from fastrag.packing.merge import Plan
 from fastrag.packing.planner import Planner
 from fastrag.packing.refine import Refiner
 from fastrag.packing.render import Renderer
+from fastrag.packing.windows import WINDOW_CHARACTERS, build_layouts
 from fastrag.tokenization.protocol import Tokenizer
 
 __all__ = ["ENGINE_VERSION", "Piece", "engine_identity", "pack"]
@@ -87,16 +88,54 @@ def pack(
     memo: dict[str, int] = {}  # counts of short texts, shared by the windows
     pieces: list[Piece] = []
     refined = refinements if config.refined else None
-    for layout in build_layouts(normalized, config, refined, window=window):
+    layouts = build_layouts(normalized, config, refined, window=window, seams=True)
+    layout = next(layouts, None)
+    while layout is not None:
         if len(memo) > _MEMO_ENTRIES:
             memo.clear()
-        costs = Costs(layout, tokenizer, config, memo=memo)
-        refiner = Refiner(costs)
-        plans = Planner(costs, refiner).plan()
-        costs.planned()
-        finisher = Finisher(costs, refiner, Renderer(costs, identity))
-        pieces.extend(finisher.finish(_drained(plans)))
+        finished = _pack_window(layout, tokenizer, config, identity, memo, pieces)
+        try:  # the window's working state is gone before the next one is built
+            layout = layouts.send(finished)
+        except StopIteration:
+            layout = None
     return tuple(pieces)
+
+
+def _pack_window(
+    layout: Layout,
+    tokenizer: Tokenizer,
+    config: PackingConfig,
+    identity: str,
+    memo: dict[str, int],
+    pieces: list[Piece],
+) -> int:
+    """Plan ``layout`` and finish its chunks into ``pieces``; how many of its blocks
+    were finished (all but those after the cut of a window that continues)."""
+    costs = Costs(layout, tokenizer, config, memo=memo)
+    refiner = Refiner(costs)
+    planner = Planner(costs, refiner)
+    plans = planner.plan()
+    costs.planned()
+    finished = len(layout.blocks)
+    if layout.continues:
+        finished, plans = _before(plans, planner.cut())
+    finisher = Finisher(costs, refiner, Renderer(costs, identity))
+    pieces.extend(finisher.finish(_drained(plans)))
+    return finished
+
+
+def _before(plans: list[Plan], cut: int) -> tuple[int, list[Plan]]:
+    """``cut`` and the plans before it, which end before block ``cut`` while the next
+    opens it, as ``Planner.cut`` proves; ``(0, [])`` (finish nothing, carry it all)
+    should that ever not be so."""
+    for index, plan in enumerate(plans):
+        first = plan.atoms[0]
+        if first.block >= cut:
+            opens = first.block == cut and first.start == 0 and index > 0
+            if opens and plans[index - 1].atoms[-1].block < cut:
+                return cut, plans[:index]
+            break
+    return 0, []
 
 
 _MEMO_ENTRIES: Final = 16_384

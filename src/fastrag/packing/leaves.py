@@ -36,24 +36,18 @@ from fastrag.packing.lead_in import mark as mark_lead_ins
 
 __all__ = [
     "RETAINED",
-    "WINDOW_CHARACTERS",
+    "Assembler",
     "Block",
     "Layout",
     "Run",
     "RunKind",
     "Section",
     "build_layout",
-    "build_layouts",
 ]
 
 CONTAINERS: Final = frozenset({"document", "section"})
 BLOCK_SEPARATOR: Final = "\n\n"
 _VERBATIM: Final = (RunKind.SOURCE, RunKind.GAP)
-WINDOW_CHARACTERS: Final = 1 << 16
-"""Source characters after which ``build_layouts`` closes a window at the next boundary
-it may: large enough that per-window work (a batch of counts, a planner) stays small
-beside the window's blocks, small enough that the packer's state is a fraction of a
-large document."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +121,19 @@ class Layout:
     dict: it forgets them when the next window starts (blocks carried over into it
     included), so it may lack some but never holds a wrong one (ids are the
     document's); ``CutSite.position`` falls back on the tree."""
+    continues: bool = False
+    """The window ends inside a top-level section (``windows.build_layouts``): its
+    plans are final only up to a cut the planner proves (``Planner.cut``)."""
+    seams: tuple[int, ...] = ()
+    """Blocks (ascending, none the first) where such a cut may be: each the heading of
+    a section below top level, after body text, opening with text, not bare."""
+    boundaries: tuple[int, ...] = ()
+    """Blocks where a cut always holds: top-level sections' headings, as ``seams``."""
+    continued: frozenset[int] = frozenset()
+    """Sections begun in an earlier window: too large to fit whole (a seam is a cut only
+    then), so the planner does not try them whole."""
+    unfinished: frozenset[int] = frozenset()
+    """Sections that go on past this window's last block."""
 
     @property
     def content(self) -> str:
@@ -311,88 +318,20 @@ def build_layout(
     ``refinements`` (block node id -> source offsets) become each block's ``refined``
     display offsets; offsets outside a block, and blocks that are not a verbatim source
     slice, are ignored (the splitter re-checks every offset against its sentences).
+    The whole document at once; ``windows.build_layouts`` gives it a window at a time.
     """
-    for layout in build_layouts(normalized, config, refinements, window=None):
-        return layout
-    return Layout(normalized, (), (), {}, (), {})
-
-
-def build_layouts(
-    normalized: NormalizedDocument,
-    config: PackingConfig,
-    refinements: Mapping[str, tuple[int, ...]] | None = None,
-    *,
-    window: int | None = WINDOW_CHARACTERS,
-) -> Iterator[Layout]:
-    """The layout of ``build_layout`` in consecutive windows of whole top-level sections.
-
-    Why: the packer's working state (display runs, prepared leaves, cut sites, plans) is
-    several times the input; planned and finished one window at a time, it stays the
-    size of a window instead of growing with the document. A window closes once it spans
-    ``window`` source characters (``None``: never), and only at a boundary the planner
-    never looks across, so packing the windows one after the other gives exactly the
-    chunks of packing the whole layout (``tests/unit/packing/test_windows.py``):
-
-    * between two top-level sections, neither of which is bare (headings and blank
-      blocks only — a bare section's heading joins the chunk before it or after it),
-      and never with ``allow_cross_top_level_merge`` (then the whole document is one
-      window);
-    * before a section whose first block is its heading, starting with a shown,
-      non-whitespace character: the first chunk of the window then shows text, and a
-      chunk showing nothing is the only other thing joined to the chunk before it.
-
-    Overlap and lead-ins stay inside a section, and merging inside a top-level section,
-    so neither reaches across such a boundary. Blocks are numbered from 0 in each window;
-    sections keep their document-wide indices.
-    """
-    assembler = _Assembler(normalized, config, refinements)
-    limit = None if config.allow_cross_top_level_merge else window
+    assembler = Assembler(normalized, config, refinements)
     blocks: list[Block] = []
     units: list[list[Unit]] = []
-    sections = assembler.sections
-    top = -1  # the top-level section (0: the root) of the last block
-    top_shows = False  # whether that section is not bare
-    candidate = -1  # where a boundary may be, once its section turns out not bare
     for position, block_id, owned in assembler.groups():
-        block = assembler.block(len(blocks), position, block_id, owned)
-        chain = sections[block.section].chain
-        block_top = chain[1] if len(chain) > 1 else 0
-        if block_top != top:
-            candidate = -1
-            opens = top_shows and top and block_top
-            if opens and _opens_with_text(block, sections[block_top].heading_id):
-                candidate = len(blocks)
-            top, top_shows = block_top, False
-        blocks.append(block)
+        blocks.append(assembler.block(len(blocks), position, block_id, owned))
         units.append(owned)
-        if top_shows or (block.kind == "heading" or block.blank):
-            continue
-        top_shows = True
-        if candidate > 0 and limit is not None:
-            first = blocks[0].start
-            if blocks[candidate - 1].end - first >= limit:
-                yield assembler.layout(blocks[:candidate], units[:candidate])
-                assembler.builder.forget()
-                blocks = [b._replace(number=n) for n, b in enumerate(blocks[candidate:])]
-                units = units[candidate:]
-        candidate = -1
-    if blocks:
-        yield assembler.layout(blocks, units)
+    if not blocks:
+        return Layout(normalized, (), (), {}, (), {})
+    return assembler.layout(blocks, units)
 
 
-def _opens_with_text(block: Block, heading_id: str | None) -> bool:
-    """Whether ``block`` is its section's heading and its first character is shown text."""
-    runs = block.runs
-    return (
-        block.node_id == heading_id
-        and bool(runs)
-        and runs[0][0] == 0 < runs[0][1]
-        and runs[0][4] in RETAINED
-        and not block.text[0].isspace()
-    )
-
-
-class _Assembler:
+class Assembler:
     """Builds blocks one at a time and assembles windows of them into layouts."""
 
     def __init__(
@@ -498,8 +437,19 @@ class _Assembler:
             ),
         )
 
-    def layout(self, blocks: list[Block], units: list[list[Unit]]) -> Layout:
-        """A window's layout: lead-ins marked, section ranges and retained intervals."""
+    def layout(
+        self,
+        blocks: list[Block],
+        units: list[list[Unit]],
+        *,
+        continues: bool = False,
+        seams: tuple[int, ...] = (),
+        boundaries: tuple[int, ...] = (),
+        continued: frozenset[int] = frozenset(),
+        unfinished: frozenset[int] = frozenset(),
+    ) -> Layout:
+        """A window's layout: lead-ins marked, section ranges and retained intervals;
+        the rest as ``Layout`` says."""
         marked = mark_lead_ins(blocks, plain_text=self.normalized.format == "text")
         sections = self.sections
         ranges: dict[int, tuple[int, int]] = {}
@@ -528,6 +478,11 @@ class _Assembler:
             ranges,
             tuple(retained),
             self.builder.positions,
+            continues,
+            seams,
+            boundaries,
+            continued,
+            unfinished,
         )
 
 

@@ -32,7 +32,16 @@ from fastrag.packing.refine import Atom
 if TYPE_CHECKING:
     from fastrag.packing.leaves import Block
 
-__all__ = ["MERGED", "SECTION", "SPLIT", "Plan", "merge_plans", "pack_atoms", "plan_of"]
+__all__ = [
+    "MERGED",
+    "SECTION",
+    "SPLIT",
+    "Plan",
+    "fit_together",
+    "merge_plans",
+    "pack_atoms",
+    "plan_of",
+]
 
 SECTION: Final = "section"
 MERGED: Final = "merged"
@@ -307,7 +316,7 @@ def merge_plans(costs: Costs, plans: list[Plan]) -> list[Plan]:
     merged: list[Plan] = [plans[0]]
     for plan in plans[1:]:
         previous = merged[-1]
-        if plan.mergeable and _fits_together(costs, previous, plan):
+        if plan.mergeable and fit_together(costs, previous, plan):
             join = costs.joins[plan.atoms[0].block]
             merged[-1] = new_plan(
                 previous.atoms + plan.atoms,
@@ -322,7 +331,13 @@ def merge_plans(costs: Costs, plans: list[Plan]) -> list[Plan]:
     return merged
 
 
-def _fits_together(costs: Costs, previous: Plan, plan: Plan) -> bool:
+def fit_together(costs: Costs, previous: Plan, plan: Plan) -> bool:
+    """Whether ``merge_plans`` joins ``plan`` to ``previous`` (if it is mergeable).
+
+    Monotone, which ``Planner.cut`` relies on: a plan that ``plan`` grows into by merging
+    what follows it (the same start, a larger body, no end) fits with ``previous`` only
+    if ``plan`` does.
+    """
     if previous.end:  # ends inside a block: never merged across
         return False
     total = previous.start + previous.body + costs.joins[plan.atoms[0].block] + plan.body

@@ -18,15 +18,29 @@ same way instead of standing alone (that chunk's heading path is then the root's
 With ``preserve_heading_hierarchy=False`` each top-level section is packed as one flat
 run of blocks instead (subsection starts are still preferred boundaries). A document of
 nothing but headings plans no chunk at all (``hierarchy_only``, see the validator).
+
+A window that continues (``windows.build_layouts``) is planned as if its open sections
+ended with it; ``cut`` then says up to which of its seams those plans are the whole
+document's (see there).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 from fastrag.packing.blocks import Strength
 from fastrag.packing.costs import Costs
-from fastrag.packing.merge import MERGED, SECTION, SPLIT, Plan, merge_plans, pack_atoms, plan_of
+from fastrag.packing.merge import (
+    MERGED,
+    SECTION,
+    SPLIT,
+    Plan,
+    fit_together,
+    merge_plans,
+    pack_atoms,
+    plan_of,
+)
 from fastrag.packing.refine import Atom, Budget, Refiner, whole_atom
 
 __all__ = ["Planner"]
@@ -35,11 +49,44 @@ __all__ = ["Planner"]
 class Planner:
     """Plans the chunks of one document from its layout and costs."""
 
-    __slots__ = ("costs", "refiner")
+    __slots__ = ("_broken", "_firsts", "_seams", "costs", "refiner")
 
     def __init__(self, costs: Costs, refiner: Refiner) -> None:
         self.costs = costs
         self.refiner = refiner
+        self._firsts: dict[int, Plan] = {}
+        """The first plan of the section opening at each seam (``cut``)."""
+        self._broken: set[int] = set()
+        """Seams the plans may cross (``cut``)."""
+        self._seams = frozenset(costs.layout.seams)
+
+    def cut(self) -> int:
+        """How many blocks of a window that continues are planned as in the whole
+        document: up to its last seam that holds, or its last boundary (0: none).
+
+        Plans before a seam S, where section T opens, are the whole document's if no
+        plan crosses S in the whole document's planning, and then the rest plans alone
+        from S on. Checked while planning, for T and each open section O around it:
+
+        * O does not fit whole, even up to S alone (``_fits``): with its remaining
+          blocks it does not either (counts only add up), and the window's planning
+          does not take it whole either. A later window does not try it (``continued``).
+        * No heading is handed on to T (a heading without a body, a bare section's).
+        * T ends in the window, so its first plan is the whole document's, and starts
+          at S.
+        * Wherever plans merge (T's parent and every O), T's first plan does not fit
+          with the plan before S (``fit_together``): nor does anything it grows into.
+
+        A boundary always holds (``windows``).
+        """
+        layout = self.costs.layout
+        floor = layout.boundaries[-1] if layout.boundaries else 0
+        for seam in reversed(layout.seams):
+            if seam <= floor:
+                break
+            if seam in self._firsts and seam not in self._broken:
+                return seam
+        return floor
 
     def plan(self) -> list[Plan]:
         count = len(self.costs.layout.blocks)
@@ -108,12 +155,17 @@ class Planner:
             # to what follows, even across top-level sections, instead of becoming a chunk
             # of one heading.
             return [], (*lead, *range(first, end))
+        seams = self._seams_in(first, end)
+        continued = section in costs.layout.continued
         if section != 0 or crossing:
-            if config.preserve_heading_hierarchy and self._fits(begin, end):
+            whole = not continued and config.preserve_heading_hierarchy
+            if whole and self._fits(begin, end):
                 atoms = [whole_atom(costs, b, Strength.BLOCK) for b in range(begin, end)]
                 return [plan_of(costs, atoms, SECTION)], ()
             if section != 0 and not config.preserve_heading_hierarchy:
                 return self._blocks(range(begin, end), single=SPLIT), ()
+        if section != 0 and not continued:
+            self._broken.update(seam for seam in seams if self._fits(begin, seam))
         plans: list[Plan] = []
         pending = lead
         position = first
@@ -123,6 +175,8 @@ class Planner:
                 child_end = max(min(self.costs.layout.ranges[child][1], end), position + 1)
                 handed = pending
                 made, pending = self._section(child, position, child_end, pending)
+                if position in self._seams:
+                    self._opened(position, child, handed, made)
                 if not made and pending and not handed and plans:
                     plans, pending = self._join_back(plans, pending)  # an empty section
                 position = child_end
@@ -151,7 +205,47 @@ class Planner:
             plans, pending = self._settle(plans, pending), ()
         if config.merge_small_sections and (section != 0 or crossing):
             plans = merge_plans(costs, plans)
+            if seams:
+                self._check_merges(plans, seams)
         return plans, pending
+
+    def _seams_in(self, first: int, end: int) -> Sequence[int]:
+        """The window's seams strictly inside blocks ``[first, end)``."""
+        seams = self.costs.layout.seams
+        if not seams:
+            return ()
+        return seams[bisect_right(seams, first) : bisect_left(seams, end)]
+
+    def _opened(self, seam: int, section: int, handed: tuple[int, ...], made: list[Plan]) -> None:
+        """Section ``section`` opened at ``seam`` with plans ``made``: remember its first
+        plan, or that the seam does not hold (see ``cut``)."""
+        first = made[0].atoms[0] if made else None
+        if (
+            handed
+            or first is None
+            or first.block != seam
+            or first.start != 0
+            or section in self.costs.layout.unfinished
+        ):
+            self._broken.add(seam)
+        else:
+            self._firsts[seam] = made[0]
+
+    def _check_merges(self, merged: list[Plan], seams: Sequence[int]) -> None:
+        """After a merge: each seam must still start a plan, which its section's first
+        plan would not have fitted with the plan before (see ``cut``)."""
+        starts = {
+            plan.atoms[0].block: index
+            for index, plan in enumerate(merged)
+            if plan.atoms[0].start == 0
+        }
+        for seam in seams:
+            index = starts.get(seam)
+            first = self._firsts.get(seam)
+            if index is None or first is None:
+                self._broken.add(seam)  # crossed below, or where the section opened
+            elif index > 0 and fit_together(self.costs, merged[index - 1], first):
+                self._broken.add(seam)
 
     def _bare(self, first: int, end: int) -> bool:
         """Whether blocks ``[first, end)`` are headings and blank space, nothing else."""

@@ -12,10 +12,11 @@ import pytest
 
 from fastrag.packing import PackingConfig
 from fastrag.packing.costs import Costs
-from fastrag.packing.leaves import Block, build_layouts
+from fastrag.packing.leaves import Block
 from fastrag.packing.merge import Plan, new_plan
 from fastrag.packing.planner import Planner
 from fastrag.packing.refine import Atom, Refiner, new_atom
+from fastrag.packing.windows import build_layouts
 from fastrag.tokenization import Utf8ByteTokenizer
 from tests.unit.packing._engine_support import normalize
 

@@ -1,12 +1,15 @@
-"""Packing in windows of top-level sections gives exactly the chunks of the whole layout.
+"""Packing in windows gives exactly the chunks of the whole layout.
 
-``build_layouts`` closes a window only where the planner never looks across (see its
-docstring); ``pack(window=1)`` closes one at every such boundary, ``window=None`` never.
-The two must agree on every generated document, configuration and tokenizer, and on real
-documents cut into many windows.
+``windows.build_layouts`` closes a window only where the planner never looks across: at
+a boundary between top-level sections, or at a seam inside one that the planner proves
+(``Planner.cut``; see the ``windows`` module). ``pack(window=1)`` closes one wherever it
+may, ``window=None`` never. The two must agree on every generated document,
+configuration and tokenizer, and on real documents cut into many windows.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -16,11 +19,13 @@ from fastrag.exceptions import ChunkingError
 from fastrag.models import Document
 from fastrag.normalization.formats.markdown import MarkdownNormalizer
 from fastrag.normalization.model import Nodes
-from fastrag.packing import PackingConfig, pack
-from fastrag.packing.leaves import _Builder, build_layout, build_layouts
+from fastrag.packing import PackingConfig, engine, pack
+from fastrag.packing.leaves import _Builder, build_layout
 from fastrag.packing.split._site import CutSite
+from fastrag.packing.windows import build_layouts
 from tests._paths import NODE_API_DOCS
 from tests.property.test_packing_properties import STRATEGIES, configs
+from tests.strategies import markdown
 from tests.unit.packing._engine_support import TOKENIZER_NAMES, normalize, tokenizer_named
 
 
@@ -181,3 +186,158 @@ def test_the_builder_names_nodes_as_the_tree_does() -> None:
     assert [builder.node_id(p) for p in range(len(lineage))] == [
         lineage.node_id(p) for p in range(len(lineage))
     ]
+
+
+# -- seams: windows inside one top-level section ---------------------------------------
+
+_TITLES = st.text(st.sampled_from("abcxyz 12"), min_size=1, max_size=8).map(str.strip)
+
+
+@st.composite
+def _one_title(draw: st.DrawFn, content_format: str) -> str:
+    """A document under one title: sections two to five deep, bodies from the Markdown
+    strategy's blocks (or plain paragraphs), so windows must close at seams."""
+    sections = draw(st.lists(st.tuples(st.integers(2, 5), _TITLES), min_size=4, max_size=24))
+    words = st.lists(st.sampled_from(["alpha", "beta", "gamma.", "delta:", "Note"]), max_size=40)
+    if content_format == "markdown":
+        paragraphs = words.map(lambda chosen: [" ".join(chosen)])
+        lines = ["# Title", ""]
+        for level, title in sections:
+            lines += ["#" * level + " " + (title or "t"), ""]
+            body = st.one_of(markdown.blocks(), paragraphs, paragraphs)
+            for block in draw(st.lists(body, min_size=1, max_size=5)):
+                lines += [*block, ""]
+        return "\n".join(lines)
+    bodies = [
+        [" ".join(w) for w in draw(st.lists(words, min_size=1, max_size=3))]
+        for _ in range(len(sections))
+    ]
+    if content_format == "html":
+        parts = ["<html><body><h1>Title</h1>"]
+        for (level, title), body in zip(sections, bodies, strict=True):
+            parts.append(f"<h{level}>{title or 't'}</h{level}>")
+            parts += [f"<p>{text}</p>" for text in body]
+        return "".join(parts) + "</body></html>"
+    marks = "=-~^\"'"
+    lines = ["=====", "Title", "=====", ""]
+    for (level, title), body in zip(sections, bodies, strict=True):
+        title = title or "t"
+        lines += [title, marks[level - 1] * max(len(title), 1), ""]
+        for text in body:
+            lines += [text, ""]
+    return "\n".join(lines)
+
+
+def _no_fallback(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """Record ``(cut, finished)`` of each window that continues: the engine must never
+    find its plans crossing a cut the planner proved (it would carry all and go on)."""
+    seen: list[tuple[int, int]] = []
+    before = engine._before
+
+    def checked(plans: list[object], cut: int) -> tuple[int, list[object]]:
+        finished, kept = before(plans, cut)  # type: ignore[arg-type]
+        assert finished == cut, f"plans cross the proved cut at block {cut}"
+        seen.append((cut, finished))
+        return finished, kept
+
+    monkeypatch.setattr(engine, "_before", checked)
+    return seen
+
+
+@pytest.mark.parametrize("content_format", ["markdown", "html", "rst"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_seams_change_no_chunk(content_format: str, data: st.DataObject) -> None:
+    source = data.draw(_one_title(content_format), label="document")
+    name = data.draw(st.sampled_from(TOKENIZER_NAMES), label="tokenizer")
+    config = data.draw(configs(), label="config")
+    if data.draw(st.integers(0, 3), label="seams allowed") > 0:  # else no window ends at one
+        config = replace(config, preserve_heading_hierarchy=True, allow_cross_top_level_merge=False)
+    normalized = normalize(source, content_format)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _no_fallback(monkeypatch)
+        windowed = _outcome(normalized, name, config, 1)
+    assert windowed == _outcome(normalized, name, config, None)
+
+
+def _seam_windows(text: str, config: PackingConfig) -> list[tuple[list[str], bool, int]]:
+    """Each window the engine packs: its blocks' first characters, whether it continues,
+    and how many of its blocks were finished."""
+    seen: list[tuple[list[str], bool, int]] = []
+    pack_window = engine._pack_window
+
+    def spy(layout: object, *args: object) -> int:
+        finished = pack_window(layout, *args)  # type: ignore[arg-type]
+        blocks = [block.text[:4] for block in layout.blocks]  # type: ignore[attr-defined]
+        seen.append((blocks, layout.continues, finished))  # type: ignore[attr-defined]
+        return finished
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(engine, "_pack_window", spy)
+        windowed = pack(_markdown(text), tokenizer_named("cl100k"), config, window=1)  # type: ignore[arg-type]
+    assert windowed == pack(_markdown(text), tokenizer_named("cl100k"), config, window=None)  # type: ignore[arg-type]
+    return seen
+
+
+SMALL = PackingConfig(max_tokens=12, target_tokens=10, min_preferred_tokens=0)
+
+
+def test_a_window_continues_at_a_seam_and_finishes_up_to_a_proved_one() -> None:
+    text = "# T\n\nIntro one two three four five six seven eight nine ten.\n\n" + "".join(
+        f"## S{n}\n\nBody {n} seven eight nine ten eleven twelve.\n\n" for n in range(4)
+    )
+    windows = _seam_windows(text, SMALL)
+    # The first window ends at the first seam, with none inside to cut at: all carried.
+    assert windows[0] == (["# T", "Intr"], True, 0)
+    # So the next is twice as long; its plans up to its last seam are final (S1 ends in
+    # it, and S1's first chunk does not fit with S0's), the rest is carried.
+    assert windows[1] == (["# T", "Intr", "## S", "Body", "## S", "Body"], True, 4)
+    assert [blocks[0] for blocks, _, _ in windows[2:]] == ["## S"] * len(windows[2:])
+    assert windows[-1][1] is False
+
+
+def test_no_seam_after_a_heading_or_before_a_bare_section() -> None:
+    # "## A" follows a heading (it would be handed on), "## C" holds nothing: neither is
+    # a seam, so no window ends before them.
+    text = "# T\n\n## A\n\nAlpha one two three four five.\n\n## B\n\nBeta six seven eight.\n\n"
+    text += "## C\n\n## D\n\nDelta nine ten eleven.\n\n"
+    starts = {blocks[0] for blocks, _, finished in _seam_windows(text, SMALL)}
+    assert starts <= {"# T", "## B"}
+
+
+def test_no_seam_holds_in_a_section_that_fits_whole() -> None:
+    # With a large budget the whole title section is one chunk: every seam is crossed,
+    # so nothing is finished before the end.
+    text = "# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.\n\n## C\n\nGamma.\n"
+    windows = _seam_windows(text, PackingConfig())
+    assert all(finished == 0 for _, continues, finished in windows if continues)
+    assert windows[-1][0][0] == "# T"
+
+
+def test_small_sections_that_merge_keep_their_seam_closed() -> None:
+    # Tiny sections merge toward the target: a seam between two of them does not hold.
+    text = "# T\n\nIntro text here.\n\n" + "".join(f"## S{n}\n\nx.\n\n" for n in range(6))
+    config = PackingConfig(max_tokens=200, target_tokens=150, min_preferred_tokens=0)
+    windows = _seam_windows(text, config)
+    assert all(finished == 0 for _, continues, finished in windows if continues)
+
+
+def test_a_manual_under_one_title_packs_in_many_windows_as_a_whole() -> None:
+    # Node.js's API docs, their titles demoted under one: one top-level section, as a
+    # changelog or a book export is. Without seams it was one window.
+    paths = [NODE_API_DOCS / name for name in ("path.md", "querystring.md", "url.md")]
+    if not all(path.is_file() for path in paths):
+        pytest.skip("Node.js's API docs are not installed (Debian package nodejs)")
+    text = "# Manual\n\n" + "\n".join(
+        "#" + path.read_text(encoding="utf-8").replace("\n#", "\n##") for path in paths
+    )
+    normalized = _markdown(text)
+    for config in (
+        PackingConfig(max_tokens=512, target_tokens=400),
+        PackingConfig(max_tokens=200, target_tokens=150, overlap_tokens=30),
+    ):
+        with pytest.MonkeyPatch.context() as monkeypatch:
+            cuts = _no_fallback(monkeypatch)
+            windowed = _outcome(normalized, "cl100k", config, 4096)
+        assert sum(cut > 0 for cut, _ in cuts) >= 10
+        assert windowed == _outcome(normalized, "cl100k", config, None)
