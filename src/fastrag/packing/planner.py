@@ -68,10 +68,11 @@ class Planner:
         plan crosses S in the whole document's planning, and then the rest plans alone
         from S on. Checked while planning, for T and each open section O around it:
 
-        * O does not fit whole, even up to S alone (``_fits``): with its remaining
-          blocks it does not either (counts only add up), and the window's planning
-          does not take it whole either. A later window does not try it (``continued``).
-        * No heading is handed on to T (a heading without a body, a bare section's).
+        * O is not planned whole in the window (then S would be inside a plan): its part
+          here does not fit, so neither does all of it (counts only add up), and a later
+          window does not try it (``continued``).
+        * No heading is handed on to T (``windows`` offers no seam right after a
+          heading; checked all the same).
         * T ends in the window, so its first plan is the whole document's, and starts
           at S.
         * Wherever plans merge (T's parent and every O), T's first plan does not fit
@@ -164,8 +165,6 @@ class Planner:
                 return [plan_of(costs, atoms, SECTION)], ()
             if section != 0 and not config.preserve_heading_hierarchy:
                 return self._blocks(range(begin, end), single=SPLIT), ()
-        if section != 0 and not continued:
-            self._broken.update(seam for seam in seams if self._fits(begin, seam))
         plans: list[Plan] = []
         pending = lead
         position = first

@@ -296,13 +296,61 @@ def test_a_window_continues_at_a_seam_and_finishes_up_to_a_proved_one() -> None:
     assert windows[-1][1] is False
 
 
+def _seam_texts(text: str) -> set[str]:
+    """The headings ``build_layouts`` offers as seams, every window carried whole."""
+    layouts = build_layouts(_markdown(text), SMALL, window=1, seams=True)  # type: ignore[arg-type]
+    found: set[str] = set()
+    layout = next(layouts)
+    while layout.continues:
+        found |= {layout.blocks[seam].text for seam in layout.seams}
+        layout = layouts.send(0)
+    return found
+
+
 def test_no_seam_after_a_heading_or_before_a_bare_section() -> None:
-    # "## A" follows a heading (it would be handed on), "## C" holds nothing: neither is
-    # a seam, so no window ends before them.
-    text = "# T\n\n## A\n\nAlpha one two three four five.\n\n## B\n\nBeta six seven eight.\n\n"
-    text += "## C\n\n## D\n\nDelta nine ten eleven.\n\n"
-    starts = {blocks[0] for blocks, _, finished in _seam_windows(text, SMALL)}
-    assert starts <= {"# T", "## B"}
+    # "## P" holds nothing, "## A" follows a heading (it would be handed on), so do "## C"
+    # (bare) and "## D": none is a seam; "## B" is.
+    text = "# T\n\nIntro.\n\n## P\n\n## A\n\nAlpha.\n\n## B\n\nBeta.\n\n"
+    text += "## C\n\n## D\n\nDelta.\n\n" + "".join(f"## E{n}\n\nMore.\n\n" for n in range(9))
+    found = _seam_texts(text)
+    assert "## B" in found
+    assert found.isdisjoint({"## P", "## A", "## C", "## D"})
+
+
+def test_a_window_that_continues_needs_an_answer() -> None:
+    text = "# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.\n"
+    layouts = build_layouts(_markdown(text), SMALL, window=1, seams=True)  # type: ignore[arg-type]
+    assert next(layouts).continues
+    with pytest.raises(TypeError, match="send"):
+        next(layouts)
+
+
+def test_seams_only_where_windows_may_close_at_all() -> None:
+    # No seams without preserve_heading_hierarchy (a top-level section is one run of
+    # blocks) or with allow_cross_top_level_merge (the document is one window).
+    text = "# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.\n\n## C\n\nGamma.\n"
+    for config in (
+        PackingConfig(preserve_heading_hierarchy=False),
+        PackingConfig(allow_cross_top_level_merge=True),
+    ):
+        layouts = list(build_layouts(_markdown(text), config, window=1, seams=True))  # type: ignore[arg-type]
+        assert [layout.continues for layout in layouts] == [False]
+
+
+def test_a_seam_whose_section_goes_on_past_the_window_does_not_hold() -> None:
+    # "## T" goes on past a window's end: its first plan in that window need not be the
+    # whole document's, which here joins the plan before it. A search found this
+    # document; the seam at "## T" must not be taken as a cut.
+    words = [40, 6, 3, 32, 33, 57, 32]
+    headings = ["# Title", "## S", "## T", "### U", "### V", "### W", "## X"]
+    text = "".join(
+        f"{heading}\n\n{' '.join(['word'] * count)}.\n\n"
+        for heading, count in zip(headings, words, strict=True)
+    )
+    config = PackingConfig(max_tokens=47, target_tokens=43, min_preferred_tokens=9)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _no_fallback(monkeypatch)
+        _seam_windows(text, config)
 
 
 def test_no_seam_holds_in_a_section_that_fits_whole() -> None:
