@@ -121,9 +121,6 @@ class Layout:
     dict: it forgets them when the next window starts (blocks carried over into it
     included), so it may lack some but never holds a wrong one (ids are the
     document's); ``CutSite.position`` falls back on the tree."""
-    continues: bool = False
-    """The window ends inside a top-level section (``windows.build_layouts``): its
-    plans are final only up to a cut the planner proves (``Planner.cut``)."""
     seams: tuple[int, ...] = ()
     """Blocks (ascending, none the first) where such a cut may be: each the heading of
     a section below top level, after body text, opening with text, not bare."""
@@ -134,6 +131,12 @@ class Layout:
     then), so the planner does not try them whole."""
     unfinished: frozenset[int] = frozenset()
     """Sections that go on past this window's last block."""
+
+    @property
+    def continues(self) -> bool:
+        """The window ends inside a top-level section (``windows.build_layouts``): its
+        plans are final only up to a cut the planner proves (``Planner.cut``)."""
+        return bool(self.unfinished)
 
     @property
     def content(self) -> str:
@@ -442,7 +445,6 @@ class Assembler:
         blocks: list[Block],
         units: list[list[Unit]],
         *,
-        continues: bool = False,
         seams: tuple[int, ...] = (),
         boundaries: tuple[int, ...] = (),
         continued: frozenset[int] = frozenset(),
@@ -478,7 +480,6 @@ class Assembler:
             ranges,
             tuple(retained),
             self.builder.positions,
-            continues,
             seams,
             boundaries,
             continued,

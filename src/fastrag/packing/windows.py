@@ -78,8 +78,8 @@ def build_layouts(
     boundary = -1  # where a boundary may be, once its section turns out not bare
     after_body = False  # the last block that is not blank is not a heading
     seam, seam_section = -1, -1  # where a seam may be, once its section shows text
-    found: list[int] = []  # seams and boundaries of the open window, to cut at
-    firm: list[int] = []  # which of those are boundaries
+    found: list[int] = []  # seams of the open window, to cut at
+    passed: list[int] = []  # boundaries the open window did not close at
     for position, block_id, owned in assembler.groups():
         number = offset + len(blocks)
         block = assembler.block(len(blocks), position, block_id, owned)
@@ -114,19 +114,16 @@ def build_layouts(
                     cut = boundary - offset
                     yield assembler.layout(blocks[:cut], units[:cut], continued=continued)
                 elif deep:
-                    found.append(boundary)
-                    firm.append(boundary)
+                    passed.append(boundary)
             boundary = -1
         elif seam > offset and seam_section in chain:
-            found.append(seam)
             end = seam - offset
             if _length(blocks, end) >= span:
                 finished = yield assembler.layout(
                     blocks[:end],
                     units[:end],
-                    continues=True,
-                    seams=tuple(s - offset for s in found if s < seam and s not in firm),
-                    boundaries=tuple(b - offset for b in firm),
+                    seams=tuple(s - offset for s in found),
+                    boundaries=tuple(b - offset for b in passed),
                     continued=continued,
                     unfinished=frozenset(sections[seam_section].chain[1:-1]),
                 )
@@ -136,8 +133,8 @@ def build_layouts(
                     cut = finished
                 else:  # nothing proved final: carry it all, into a window twice as long
                     span = 2 * _length(blocks, end)
-        if block.kind != "heading":
-            seam = -1
+            found.append(seam)
+        seam = -1
         if cut > 0:
             continued = _opened(sections, blocks[cut])
             assembler.builder.forget()
@@ -146,7 +143,7 @@ def build_layouts(
             offset += cut
             span = limit if limit is not None else 0
             found = [s for s in found if s > offset]
-            firm = [b for b in firm if b > offset]
+            passed = [b for b in passed if b > offset]
     if blocks:
         yield assembler.layout(blocks, units, continued=continued)
 

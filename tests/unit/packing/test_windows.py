@@ -358,6 +358,7 @@ def test_no_seam_holds_in_a_section_that_fits_whole() -> None:
     # so nothing is finished before the end.
     text = "# T\n\nIntro.\n\n## A\n\nAlpha.\n\n## B\n\nBeta.\n\n## C\n\nGamma.\n"
     windows = _seam_windows(text, PackingConfig())
+    assert any(continues for _, continues, _ in windows)
     assert all(finished == 0 for _, continues, finished in windows if continues)
     assert windows[-1][0][0] == "# T"
 
@@ -367,6 +368,7 @@ def test_small_sections_that_merge_keep_their_seam_closed() -> None:
     text = "# T\n\nIntro text here.\n\n" + "".join(f"## S{n}\n\nx.\n\n" for n in range(6))
     config = PackingConfig(max_tokens=200, target_tokens=150, min_preferred_tokens=0)
     windows = _seam_windows(text, config)
+    assert any(continues for _, continues, _ in windows)
     assert all(finished == 0 for _, continues, finished in windows if continues)
 
 
